@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"encoding/json"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+// Event is one thing that happened during a run. The TUI and the headless
+// JSONL writer consume the same stream. Type returns the JSONL "type" name.
+type Event interface {
+	Type() string
+}
+
+// RunStatus is how a run (or an auto-execution) ended.
+type RunStatus string
+
+// The final statuses of a run, as reported by the Done event and the CLI.
+const (
+	StatusCompleted        RunStatus = "completed"
+	StatusAwaitingApproval RunStatus = "awaiting_approval"
+	StatusStalled          RunStatus = "stalled"
+	StatusMaxTurns         RunStatus = "max_turns"
+	StatusCancelled        RunStatus = "cancelled"
+	StatusError            RunStatus = "error"
+)
+
+// SessionStarted opens every run's stream.
+type SessionStarted struct {
+	SessionID string
+	Workdir   string
+	Mode      planning.Mode
+}
+
+// TextDelta is a fragment of streamed assistant text.
+type TextDelta struct{ Text string }
+
+// ReasoningDelta is a fragment of streamed reasoning text.
+type ReasoningDelta struct{ Text string }
+
+// Text is a whole assistant message's text, sent once the message completes.
+type Text struct{ Text string }
+
+// ToolCall announces a tool call about to run.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input json.RawMessage
+}
+
+// ToolResult is a finished tool call's result as the model sees it.
+type ToolResult struct {
+	ID      string
+	Name    string
+	IsError bool
+	Output  string
+}
+
+// Todos is the todo list after a successful todo_write (or submit_plan).
+type Todos struct{ Items []planning.TodoItem }
+
+// PlanSubmitted is a plan waiting for approval.
+type PlanSubmitted struct{ Plan planning.Plan }
+
+// Approved says a plan was approved and its task directory created.
+type Approved struct{ TaskDir string }
+
+// ExecRound starts one round of auto-execution.
+type ExecRound struct{ Round, Done, Total int }
+
+// Stalled says auto-execution stopped after Rounds rounds without progress.
+type Stalled struct{ Rounds int }
+
+// Compacted says older history was summarised (or, with Fallback, dropped).
+type Compacted struct {
+	BeforeTokens int
+	AfterTokens  int
+	Fallback     bool
+	Note         string
+}
+
+// UsageUpdate reports token usage after a model call and how full the
+// context window is.
+type UsageUpdate struct {
+	Usage         llm.Usage
+	ContextTokens int
+	ContextWindow int
+}
+
+// Error reports a failure; a Done event with StatusError follows.
+type Error struct{ Message string }
+
+// Done closes a run's stream.
+type Done struct{ Status RunStatus }
+
+// Decision answers an ApprovalRequest.
+type Decision int
+
+// The answers to an ApprovalRequest.
+const (
+	Deny         Decision = iota // refuse this call; Reason goes back to the model
+	AllowOnce                    // run this call
+	AllowSession                 // run this call and every later call of the same tool this session
+)
+
+// ApprovalRequest asks the user to allow a write_file, edit_file or bash call
+// (AutoEdit mode). The run blocks until Respond is called or the run's
+// context ends. Respond may be called from any goroutine, once.
+type ApprovalRequest struct {
+	Call llm.ToolCall
+	// Preview is what the user should look at: a diff for edits, the
+	// content for writes, the command for bash.
+	Preview string
+	reply   chan approvalReply
+}
+
+type approvalReply struct {
+	decision Decision
+	reason   string
+}
+
+// Respond answers the request. reason is sent to the model on Deny.
+func (r *ApprovalRequest) Respond(d Decision, reason string) {
+	select {
+	case r.reply <- approvalReply{d, reason}:
+	default: // already answered
+	}
+}
+
+// Type implementations: the JSONL "type" names of DESIGN §4.
+func (SessionStarted) Type() string   { return "session" }
+func (TextDelta) Type() string        { return "text_delta" }
+func (ReasoningDelta) Type() string   { return "reasoning_delta" }
+func (Text) Type() string             { return "text" }
+func (ToolCall) Type() string         { return "tool_call" }
+func (ToolResult) Type() string       { return "tool_result" }
+func (Todos) Type() string            { return "todos" }
+func (PlanSubmitted) Type() string    { return "plan" }
+func (Approved) Type() string         { return "approved" }
+func (ExecRound) Type() string        { return "exec_round" }
+func (Stalled) Type() string          { return "stalled" }
+func (Compacted) Type() string        { return "compacted" }
+func (UsageUpdate) Type() string      { return "usage" }
+func (Error) Type() string            { return "error" }
+func (Done) Type() string             { return "done" }
+func (*ApprovalRequest) Type() string { return "approval_request" }

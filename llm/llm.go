@@ -1,0 +1,210 @@
+// Package llm defines the provider-neutral conversation types every other
+// harness9 package speaks: messages, tool calls, tool definitions, usage, and
+// the streaming Provider interface that the OpenAI, Anthropic and scripted
+// providers implement.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+)
+
+// Role says who authored a message.
+type Role string
+
+// The roles a conversation can hold. The system prompt travels in
+// Request.System, never as a message.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation. It is stored whole in the session
+// store, so every field round-trips through JSON.
+type Message struct {
+	Role Role `json:"role"`
+	// Content is the visible text (user prompt, assistant reply, tool output).
+	Content string `json:"content,omitempty"`
+	// Reasoning holds a model's separate reasoning text (DeepSeek, vLLM
+	// reasoning_content, Anthropic thinking). It is kept for display and audit
+	// and is not sent back to providers that do not accept it.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ToolCalls are the calls an assistant message makes, in order.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID links a RoleTool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool's name on a RoleTool message.
+	Name string `json:"name,omitempty"`
+	// IsError marks a tool result that reports a failure to the model.
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// ToolCall is one complete tool invocation requested by the model. Input is
+// the raw JSON arguments exactly as the model produced them; it may be
+// malformed, and the tool registry reports that back to the model.
+type ToolCall struct {
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+// ToolDef describes a tool to the model. InputSchema is a JSON Schema object.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Usage is the token accounting a provider reports for one model call.
+type Usage struct {
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+}
+
+// StopReason says why the model stopped producing output.
+type StopReason string
+
+// Stop reasons normalised across providers.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopOther     StopReason = "other"
+)
+
+// Request is one model call.
+type Request struct {
+	// Model is the provider's model name without the "provider/" prefix.
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []ToolDef
+	MaxTokens int // 0 means the provider's default
+}
+
+// ChunkKind tags a streamed Chunk.
+type ChunkKind int
+
+// The kinds of streamed chunks.
+const (
+	// ChunkText carries a fragment of visible assistant text in Text.
+	ChunkText ChunkKind = iota + 1
+	// ChunkReasoning carries a fragment of reasoning text in Text.
+	ChunkReasoning
+	// ChunkToolCall carries one complete tool call in ToolCall. Providers
+	// assemble argument fragments themselves; consumers never see partial JSON.
+	ChunkToolCall
+	// ChunkUsage carries token usage in Usage. It may arrive more than once;
+	// later values replace earlier ones field by field when non-zero.
+	ChunkUsage
+	// ChunkStop carries the stop reason and is the last chunk of a stream.
+	ChunkStop
+)
+
+// Chunk is one streamed event of a model call.
+type Chunk struct {
+	Kind       ChunkKind
+	Text       string
+	ToolCall   *ToolCall
+	Usage      *Usage
+	StopReason StopReason
+}
+
+// Provider streams model calls. Implementations must be safe for concurrent
+// use. The returned sequence yields chunks in order and ends after a
+// ChunkStop chunk or after yielding a non-nil error (then it yields nothing
+// more). A consumer may stop early by breaking out of the loop; the provider
+// then releases the connection.
+type Provider interface {
+	// Name is the provider's short name as used in "provider/model", e.g. "openai".
+	Name() string
+	Stream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
+}
+
+// Response is a whole assistant message assembled from a stream.
+type Response struct {
+	Message    Message
+	Usage      Usage
+	StopReason StopReason
+}
+
+// Accumulator assembles chunks into a Response. The zero value is ready.
+type Accumulator struct {
+	text, reasoning []byte
+	calls           []ToolCall
+	usage           Usage
+	stop            StopReason
+}
+
+// Add folds one chunk into the response under construction.
+func (a *Accumulator) Add(c Chunk) {
+	switch c.Kind {
+	case ChunkText:
+		a.text = append(a.text, c.Text...)
+	case ChunkReasoning:
+		a.reasoning = append(a.reasoning, c.Text...)
+	case ChunkToolCall:
+		if c.ToolCall != nil {
+			a.calls = append(a.calls, *c.ToolCall)
+		}
+	case ChunkUsage:
+		if c.Usage != nil {
+			mergeUsage(&a.usage, *c.Usage)
+		}
+	case ChunkStop:
+		a.stop = c.StopReason
+	}
+}
+
+// Response returns the assembled assistant message.
+func (a *Accumulator) Response() Response {
+	stop := a.stop
+	if stop == "" {
+		stop = StopEndTurn
+		if len(a.calls) > 0 {
+			stop = StopToolUse
+		}
+	}
+	return Response{
+		Message: Message{
+			Role:      RoleAssistant,
+			Content:   string(a.text),
+			Reasoning: string(a.reasoning),
+			ToolCalls: append([]ToolCall(nil), a.calls...),
+		},
+		Usage:      a.usage,
+		StopReason: stop,
+	}
+}
+
+func mergeUsage(dst *Usage, u Usage) {
+	if u.InputTokens != 0 {
+		dst.InputTokens = u.InputTokens
+	}
+	if u.OutputTokens != 0 {
+		dst.OutputTokens = u.OutputTokens
+	}
+	if u.CacheReadTokens != 0 {
+		dst.CacheReadTokens = u.CacheReadTokens
+	}
+	if u.CacheWriteTokens != 0 {
+		dst.CacheWriteTokens = u.CacheWriteTokens
+	}
+}
+
+// Collect drains a stream into a Response. It is a convenience for callers
+// that do not need the individual chunks.
+func Collect(seq iter.Seq2[Chunk, error]) (Response, error) {
+	var acc Accumulator
+	for c, err := range seq {
+		if err != nil {
+			return acc.Response(), err
+		}
+		acc.Add(c)
+	}
+	return acc.Response(), nil
+}

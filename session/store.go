@@ -1,0 +1,87 @@
+// Package session persists conversations: sessions, their ordered messages,
+// and a per-session state row holding the planning state (todos, evidence
+// counter, plan, status, task directory) and the compaction summary.
+package session
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+// ErrNotFound is returned (wrapped) when a session id matches nothing.
+var ErrNotFound = errors.New("session not found")
+
+// ErrAmbiguous is returned (wrapped) when an id prefix matches more than one session.
+var ErrAmbiguous = errors.New("session id prefix is ambiguous")
+
+// Session is one conversation's metadata.
+type Session struct {
+	ID      string        `json:"id"`
+	Created time.Time     `json:"created"`
+	Updated time.Time     `json:"updated"`
+	Workdir string        `json:"workdir"`
+	Model   string        `json:"model"` // "provider/model"
+	Title   string        `json:"title"`
+	Mode    planning.Mode `json:"mode"`
+	// MessageCount is filled by List and Get.
+	MessageCount int `json:"message_count"`
+}
+
+// State is the per-session planning and compaction state, saved whole.
+type State struct {
+	Todos []planning.TodoItem `json:"todos"`
+	// Evidence counts successful tool calls other than todo_write and
+	// submit_plan since the last successful todo_write (the evidence gate).
+	Evidence int             `json:"evidence"`
+	Status   planning.Status `json:"status"`
+	Plan     *planning.Plan  `json:"plan,omitempty"`
+	// TaskDir is the approved plan's task directory, if any.
+	TaskDir string `json:"task_dir,omitempty"`
+	// PlanFile is this session's plans/<ts>-<id8>.md file, fixed once chosen.
+	PlanFile   string      `json:"plan_file,omitempty"`
+	Compaction *Compaction `json:"compaction,omitempty"`
+}
+
+// Compaction is a stored summary that stands in for the first Covered
+// messages of the session when building model requests. The messages
+// themselves stay in the store.
+type Compaction struct {
+	Summary      string `json:"summary"`
+	Covered      int    `json:"covered"`
+	BeforeTokens int    `json:"before_tokens"`
+	AfterTokens  int    `json:"after_tokens"`
+}
+
+// ListOptions filters List. Zero values mean no filter.
+type ListOptions struct {
+	Workdir string
+	Limit   int
+}
+
+// Store persists sessions. Implementations must be safe for concurrent use,
+// including by several processes sharing one database.
+type Store interface {
+	// Create inserts a new session. ID, Created and Updated are filled when empty.
+	Create(ctx context.Context, s *Session) error
+	// Get returns a session by full id or unique id prefix.
+	Get(ctx context.Context, id string) (Session, error)
+	// List returns sessions, most recently updated first.
+	List(ctx context.Context, opts ListOptions) ([]Session, error)
+	// Update saves Title, Model and Mode and bumps Updated.
+	Update(ctx context.Context, s Session) error
+	// Delete removes a session, its messages and its state.
+	Delete(ctx context.Context, id string) error
+	// AppendMessage adds a message at the end of the session's history.
+	AppendMessage(ctx context.Context, sessionID string, m llm.Message) error
+	// Messages returns the whole history in order.
+	Messages(ctx context.Context, sessionID string) ([]llm.Message, error)
+	// LoadState returns the saved state, or a zero State if none was saved.
+	LoadState(ctx context.Context, sessionID string) (State, error)
+	// SaveState replaces the saved state.
+	SaveState(ctx context.Context, sessionID string, st State) error
+	Close() error
+}

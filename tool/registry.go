@@ -1,0 +1,237 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// Defaults for a Registry.
+const (
+	DefaultTimeout   = 2 * time.Minute
+	DefaultMaxOutput = 32 * 1024
+)
+
+// TimeoutOverride is implemented by tools that manage their own time limit
+// (bash with timeout_secs). The Registry then uses the returned duration,
+// plus a short grace period, instead of its default per-call timeout.
+type TimeoutOverride interface {
+	Timeout(input json.RawMessage) time.Duration
+}
+
+// Registry holds the tools of an agent. It is the single place where calls
+// are executed, so the mode gate, timeouts, panic recovery and output caps
+// apply to every tool alike. It is safe for concurrent use.
+type Registry struct {
+	mu        sync.RWMutex
+	tools     []Tool
+	byName    map[string]Tool
+	timeout   time.Duration
+	maxOutput int
+}
+
+// RegistryOption configures a Registry.
+type RegistryOption func(*Registry)
+
+// WithTimeout sets the default per-call timeout.
+func WithTimeout(d time.Duration) RegistryOption {
+	return func(r *Registry) {
+		if d > 0 {
+			r.timeout = d
+		}
+	}
+}
+
+// WithMaxOutput caps, in bytes, the output a tool result returns to the model.
+func WithMaxOutput(n int) RegistryOption {
+	return func(r *Registry) {
+		if n > 0 {
+			r.maxOutput = n
+		}
+	}
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts ...RegistryOption) *Registry {
+	r := &Registry{byName: map[string]Tool{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Register adds tools. A name already registered is an error and nothing of
+// that call is added.
+func (r *Registry) Register(ts ...Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	for _, t := range ts {
+		name := t.Name()
+		if name == "" {
+			return errors.New("tool: cannot register a tool with an empty name")
+		}
+		if _, dup := r.byName[name]; dup || seen[name] {
+			return fmt.Errorf("tool: a tool named %q is already registered", name)
+		}
+		seen[name] = true
+	}
+	for _, t := range ts {
+		r.tools = append(r.tools, t)
+		r.byName[t.Name()] = t
+	}
+	return nil
+}
+
+// Lookup returns the tool registered under name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Tools returns the registered tools in registration order.
+func (r *Registry) Tools() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]Tool(nil), r.tools...)
+}
+
+// Definitions returns the definitions the gate lets the model see, in
+// registration order. A nil gate shows every tool.
+func (r *Registry) Definitions(g Gate) []llm.ToolDef {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	defs := make([]llm.ToolDef, 0, len(r.tools))
+	for _, t := range r.tools {
+		if g != nil && !g.Visible(t.Name()) {
+			continue
+		}
+		defs = append(defs, llm.ToolDef{Name: t.Name(), Description: t.Description(), InputSchema: t.Schema()})
+	}
+	return defs
+}
+
+// Execute runs one call. Every failure the model can act on comes back as an
+// error Result: an unknown tool, a call the gate refuses, malformed
+// arguments, a panic, a timeout, or an error returned by the tool. When ctx
+// itself is cancelled the Result says so too; callers check ctx.Err().
+func (r *Registry) Execute(ctx context.Context, g Gate, call llm.ToolCall) Result {
+	t, ok := r.Lookup(call.Name)
+	if !ok {
+		return Errorf("unknown tool %q. Available tools: %s", call.Name, strings.Join(r.visibleNames(g), ", "))
+	}
+	if g != nil {
+		if err := g.Check(call.Name, call.Input); err != nil {
+			return Errorf("%v", err)
+		}
+	}
+	if len(call.Input) > 0 && !json.Valid(call.Input) {
+		return Errorf("%s: arguments are not valid JSON; send one JSON object matching the tool's schema", call.Name)
+	}
+	res := r.run(ctx, t, call)
+	res.Output = Truncate(res.Output, r.maxOutput)
+	return res
+}
+
+func (r *Registry) run(ctx context.Context, t Tool, call llm.ToolCall) (res Result) {
+	timeout := r.timeout
+	if o, ok := t.(TimeoutOverride); ok {
+		if d := o.Timeout(call.Input); d > 0 {
+			timeout = d + 5*time.Second
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	defer func() {
+		if p := recover(); p != nil {
+			res = Errorf("%s failed with an internal error (panic: %v); try different arguments or another tool", call.Name, p)
+		}
+	}()
+	out, err := t.Execute(cctx, call.Input)
+	switch {
+	case ctx.Err() != nil:
+		return Errorf("%s was cancelled", call.Name)
+	case cctx.Err() != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && (err != nil || out.IsError):
+		return Errorf("%s timed out after %s", call.Name, timeout)
+	case err != nil:
+		return Errorf("%s failed: %v", call.Name, err)
+	}
+	return out
+}
+
+// ExecuteBatch runs the calls of one assistant message. Consecutive read-only
+// calls run concurrently; any other call runs alone, in order. Results keep
+// the calls' order.
+func (r *Registry) ExecuteBatch(ctx context.Context, g Gate, calls []llm.ToolCall) []Result {
+	results := make([]Result, len(calls))
+	for i := 0; i < len(calls); {
+		j := i
+		for j < len(calls) && r.isReadOnly(calls[j].Name) {
+			j++
+		}
+		if j-i > 1 {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Go(func() { results[k] = r.Execute(ctx, g, calls[k]) })
+			}
+			wg.Wait()
+			i = j
+			continue
+		}
+		results[i] = r.Execute(ctx, g, calls[i])
+		i++
+	}
+	return results
+}
+
+// isReadOnly reports whether the named tool declares itself read-only.
+func (r *Registry) isReadOnly(name string) bool {
+	t, ok := r.Lookup(name)
+	if !ok {
+		return false
+	}
+	ro, ok := t.(ReadOnly)
+	return ok && ro.ReadOnly()
+}
+
+func (r *Registry) visibleNames(g Gate) []string {
+	defs := r.Definitions(g)
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// Truncate caps s at max bytes, keeping the head and the tail and saying how
+// much was cut in between. Cuts fall on line boundaries when one is near.
+func Truncate(s string, max int) string {
+	if max <= 0 || len(s) <= max {
+		return s
+	}
+	keep := max - 80
+	if keep < 2 {
+		keep = 2
+	}
+	head, tail := keep*2/3, keep/3
+	h := s[:head]
+	if i := strings.LastIndexByte(h, '\n'); i > head/2 {
+		h = h[:i+1]
+	}
+	t := s[len(s)-tail:]
+	if i := strings.IndexByte(t, '\n'); i >= 0 && i < tail/2 {
+		t = t[i+1:]
+	}
+	cut := len(s) - len(h) - len(t)
+	return fmt.Sprintf("%s\n[... %d bytes (%d lines) cut from the middle of this output ...]\n%s",
+		h, cut, strings.Count(s[len(h):len(s)-len(t)], "\n"), t)
+}

@@ -1,0 +1,169 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Enum is implemented by string types whose values form a closed set. A
+// field of such a type gets an "enum" in its generated JSON Schema, so the
+// model is constrained to legal values before a call ever reaches Execute.
+type Enum interface {
+	JSONSchemaEnum() []string
+}
+
+var enumType = reflect.TypeFor[Enum]()
+
+// SchemaFor generates the JSON Schema of T's input object from its Go type:
+// `json` tags name the properties (omitempty/omitzero ones are optional),
+// `jsonschema:"..."` tags describe them, and Enum types list their values.
+// It panics if T cannot be described, which is a programming error caught by
+// any test that builds the tool.
+func SchemaFor[T any]() json.RawMessage {
+	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{}}
+	collectEnums(reflect.TypeFor[T](), opts.TypeSchemas, map[reflect.Type]bool{})
+	s, err := jsonschema.For[T](opts)
+	if err != nil {
+		panic(fmt.Sprintf("tool: cannot build a JSON Schema: %v", err))
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool: cannot encode a JSON Schema: %v", err))
+	}
+	return b
+}
+
+// collectEnums walks t's type graph and records a schema for every Enum type.
+func collectEnums(t reflect.Type, out map[reflect.Type]*jsonschema.Schema, seen map[reflect.Type]bool) {
+	if seen[t] {
+		return
+	}
+	seen[t] = true
+	if t.Kind() == reflect.String && t.Implements(enumType) {
+		vals := reflect.Zero(t).Interface().(Enum).JSONSchemaEnum()
+		enum := make([]any, len(vals))
+		for i, v := range vals {
+			enum[i] = v
+		}
+		out[t] = &jsonschema.Schema{Type: "string", Enum: enum}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		collectEnums(t.Elem(), out, seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() {
+				collectEnums(f.Type, out, seen)
+			}
+		}
+	}
+}
+
+// Decode parses a tool's JSON arguments into T. Unknown fields are refused so
+// a model's typo in a parameter name is reported instead of silently ignored.
+// Empty input decodes as an empty object. The error is worded for the model.
+func Decode[T any](input json.RawMessage) (T, error) {
+	var v T
+	trimmed := bytes.TrimSpace(input)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		trimmed = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, fmt.Errorf("arguments are not valid: %s", describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return v, errors.New("arguments are not valid: unexpected data after the JSON object")
+	}
+	return v, nil
+}
+
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("malformed JSON at byte %d (%v); send one JSON object matching the schema", syn.Offset, syn)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return fmt.Sprintf("expected a JSON object, got %s", typ.Value)
+		}
+		return fmt.Sprintf("field %q must be %s, got %s", field, jsonKind(typ.Type), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON object is cut short"
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return "unknown field " + rest + "; use only the fields in the schema"
+	}
+	return strings.TrimPrefix(msg, "json: ")
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// FuncOption configures a tool built with New.
+type FuncOption func(*funcTool)
+
+// AsReadOnly marks a tool built with New as read-only.
+func AsReadOnly() FuncOption { return func(t *funcTool) { t.readOnly = true } }
+
+// New builds a Tool from a typed function. The schema is generated from In
+// and arguments are decoded into In before fn runs; decoding failures become
+// error results that name the problem.
+func New[In any](name, description string, fn func(ctx context.Context, in In) (Result, error), opts ...FuncOption) Tool {
+	t := &funcTool{name: name, description: description, schema: SchemaFor[In]()}
+	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+		in, err := Decode[In](raw)
+		if err != nil {
+			return Errorf("%s: %v", name, err), nil
+		}
+		return fn(ctx, in)
+	}
+	for _, o := range opts {
+		o(t)
+	}
+	return t
+}
+
+type funcTool struct {
+	name, description string
+	schema            json.RawMessage
+	readOnly          bool
+	run               func(context.Context, json.RawMessage) (Result, error)
+}
+
+func (t *funcTool) Name() string            { return t.name }
+func (t *funcTool) Description() string     { return t.description }
+func (t *funcTool) Schema() json.RawMessage { return t.schema }
+func (t *funcTool) ReadOnly() bool          { return t.readOnly }
+func (t *funcTool) Execute(ctx context.Context, in json.RawMessage) (Result, error) {
+	return t.run(ctx, in)
+}
