@@ -1,0 +1,362 @@
+// Package config turns config.toml, environment variables and command-line
+// flags into one Config value. Precedence: flags, then environment, then the
+// file, then built-in defaults.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+)
+
+// Environment variables harness9 reads.
+const (
+	EnvHome             = "HARNESS9_HOME"
+	EnvModel            = "HARNESS9_MODEL"
+	EnvOpenAIKey        = "OPENAI_API_KEY"
+	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
+	EnvAnthropicKey     = "ANTHROPIC_API_KEY"
+	EnvAnthropicBaseURL = "ANTHROPIC_BASE_URL"
+)
+
+// Default models when a key is set but no model is chosen.
+const (
+	DefaultOpenAIModel    = "openai/gpt-4.1"
+	DefaultAnthropicModel = "anthropic/claude-sonnet-4-5"
+)
+
+// Wire protocols a provider can speak.
+const (
+	TypeOpenAI    = "openai"
+	TypeAnthropic = "anthropic"
+	TypeScripted  = "scripted"
+)
+
+// Provider is one configured model provider.
+type Provider struct {
+	// Type is the wire protocol: "openai" (Chat Completions) or "anthropic".
+	Type string `toml:"type"`
+	// BaseURL overrides the protocol's default endpoint.
+	BaseURL string `toml:"base_url"`
+	// APIKeyEnv names the environment variable holding the key. Keys are
+	// never written in config.toml.
+	APIKeyEnv string `toml:"api_key_env"`
+	// ContextWindow, in tokens, for this provider's models (0 = built-in table).
+	ContextWindow int `toml:"context_window"`
+}
+
+// MCPServer is one MCP server: a command for stdio, or a URL for streamable HTTP.
+type MCPServer struct {
+	Command string            `toml:"command" json:"command,omitempty"`
+	Args    []string          `toml:"args" json:"args,omitempty"`
+	Env     map[string]string `toml:"env" json:"env,omitempty"`
+	URL     string            `toml:"url" json:"url,omitempty"`
+	Headers map[string]string `toml:"headers" json:"headers,omitempty"`
+}
+
+// Config is the resolved configuration of one harness9 invocation.
+type Config struct {
+	Home    string // data directory
+	File    string // config.toml path (may not exist)
+	Workdir string // absolute working directory
+	Model   string // "provider/model", "" when none could be chosen
+
+	ContextWindow  int           // override in tokens (0 = provider/model default)
+	MaxTurns       int           // per run loop
+	ToolTimeout    time.Duration // default per tool call
+	MaxToolOutput  int           // bytes of a tool result sent to the model
+	EvidenceGate   bool
+	StallThreshold int
+	MaxExecRounds  int
+
+	Providers  map[string]Provider
+	MCPServers map[string]MCPServer
+}
+
+// file mirrors config.toml.
+type file struct {
+	Model         string `toml:"model"`
+	ContextWindow int    `toml:"context_window"`
+	MaxTurns      int    `toml:"max_turns"`
+	Tools         struct {
+		Timeout   string `toml:"timeout"`
+		MaxOutput int    `toml:"max_output"`
+	} `toml:"tools"`
+	Planning struct {
+		EvidenceGate   *bool `toml:"evidence_gate"`
+		StallThreshold int   `toml:"stall_threshold"`
+		MaxExecRounds  int   `toml:"max_exec_rounds"`
+	} `toml:"planning"`
+	Providers  map[string]Provider  `toml:"providers"`
+	MCPServers map[string]MCPServer `toml:"mcp_servers"`
+}
+
+// Flags are the command-line values that override the file and environment.
+// Zero values mean "not given".
+type Flags struct {
+	Model         string
+	Workdir       string
+	ContextWindow int
+	MaxTurns      int
+}
+
+// Load resolves the configuration. getenv is os.Getenv in production.
+func Load(flags Flags, getenv func(string) string) (*Config, error) {
+	home, err := homeDir(getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{
+		Home:           home,
+		File:           filepath.Join(home, "config.toml"),
+		MaxTurns:       50,
+		ToolTimeout:    2 * time.Minute,
+		MaxToolOutput:  32 * 1024,
+		EvidenceGate:   true,
+		StallThreshold: 3,
+		MaxExecRounds:  50,
+		Providers:      builtinProviders(),
+		MCPServers:     map[string]MCPServer{},
+	}
+	if err := c.readFile(); err != nil {
+		return nil, err
+	}
+	if v := getenv(EnvModel); v != "" {
+		c.Model = v
+	}
+	if flags.Model != "" {
+		c.Model = flags.Model
+	}
+	if flags.ContextWindow < 0 || flags.MaxTurns < 0 {
+		return nil, errors.New("--context-window and --max-turns must not be negative")
+	}
+	if flags.ContextWindow > 0 {
+		c.ContextWindow = flags.ContextWindow
+	}
+	if flags.MaxTurns > 0 {
+		c.MaxTurns = flags.MaxTurns
+	}
+	wd := flags.Workdir
+	if wd == "" {
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("cannot determine the working directory: %w", err)
+		}
+	}
+	if c.Workdir, err = filepath.Abs(wd); err != nil {
+		return nil, fmt.Errorf("workdir %q: %w", wd, err)
+	}
+	if st, err := os.Stat(c.Workdir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("workdir %s is not a directory (set it with -C/--workdir)", c.Workdir)
+	}
+	if c.Model == "" {
+		switch {
+		case getenv(EnvAnthropicKey) != "" && getenv(EnvOpenAIKey) == "":
+			c.Model = DefaultAnthropicModel
+		case getenv(EnvOpenAIKey) != "":
+			c.Model = DefaultOpenAIModel
+		}
+	}
+	return c, nil
+}
+
+func homeDir(getenv func(string) string) (string, error) {
+	if h := getenv(EnvHome); h != "" {
+		return filepath.Abs(h)
+	}
+	uh, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find your home directory; set %s to a data directory: %w", EnvHome, err)
+	}
+	return filepath.Join(uh, ".harness9"), nil
+}
+
+func builtinProviders() map[string]Provider {
+	return map[string]Provider{
+		TypeOpenAI:    {Type: TypeOpenAI, APIKeyEnv: EnvOpenAIKey},
+		TypeAnthropic: {Type: TypeAnthropic, APIKeyEnv: EnvAnthropicKey},
+		TypeScripted:  {Type: TypeScripted},
+	}
+}
+
+func (c *Config) readFile() error {
+	data, err := os.ReadFile(c.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", c.File, err)
+	}
+	var f file
+	dec := toml.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var sm *toml.StrictMissingError
+		if errors.As(err, &sm) {
+			return fmt.Errorf("%s: unknown key(s):\n%s", c.File, sm.String())
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return fmt.Errorf("%s:%d:%d: %s (key %s)", c.File, row, col, de.Error(), strings.Join(de.Key(), "."))
+		}
+		return fmt.Errorf("%s: %w", c.File, err)
+	}
+	return c.apply(f)
+}
+
+func (c *Config) apply(f file) error {
+	bad := func(key, format string, args ...any) error {
+		return fmt.Errorf("%s: key %s: %s", c.File, key, fmt.Sprintf(format, args...))
+	}
+	c.Model = f.Model
+	if f.ContextWindow < 0 {
+		return bad("context_window", "must not be negative")
+	}
+	c.ContextWindow = f.ContextWindow
+	if f.MaxTurns < 0 {
+		return bad("max_turns", "must not be negative")
+	}
+	if f.MaxTurns > 0 {
+		c.MaxTurns = f.MaxTurns
+	}
+	if f.Tools.Timeout != "" {
+		d, err := time.ParseDuration(f.Tools.Timeout)
+		if err != nil || d <= 0 {
+			return bad("tools.timeout", "%q is not a positive duration like \"90s\" or \"2m\"", f.Tools.Timeout)
+		}
+		c.ToolTimeout = d
+	}
+	if f.Tools.MaxOutput < 0 {
+		return bad("tools.max_output", "must not be negative")
+	}
+	if f.Tools.MaxOutput > 0 {
+		c.MaxToolOutput = f.Tools.MaxOutput
+	}
+	if f.Planning.EvidenceGate != nil {
+		c.EvidenceGate = *f.Planning.EvidenceGate
+	}
+	if f.Planning.StallThreshold < 0 || f.Planning.MaxExecRounds < 0 {
+		return bad("planning", "stall_threshold and max_exec_rounds must not be negative")
+	}
+	if f.Planning.StallThreshold > 0 {
+		c.StallThreshold = f.Planning.StallThreshold
+	}
+	if f.Planning.MaxExecRounds > 0 {
+		c.MaxExecRounds = f.Planning.MaxExecRounds
+	}
+	names := make([]string, 0, len(f.Providers))
+	for name := range f.Providers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := f.Providers[name]
+		key := "providers." + name
+		if strings.ContainsAny(name, "/ ") || name == "" {
+			return bad(key, "provider names may not contain '/' or spaces")
+		}
+		if p.Type == "" {
+			p.Type = TypeOpenAI
+			if b, ok := c.Providers[name]; ok {
+				p.Type = b.Type
+			}
+		}
+		if p.Type != TypeOpenAI && p.Type != TypeAnthropic {
+			return bad(key+".type", "%q is not a provider type (want \"openai\" or \"anthropic\")", p.Type)
+		}
+		if p.APIKeyEnv == "" {
+			if b, ok := c.Providers[name]; ok {
+				p.APIKeyEnv = b.APIKeyEnv
+			}
+		}
+		if p.ContextWindow < 0 {
+			return bad(key+".context_window", "must not be negative")
+		}
+		c.Providers[name] = p
+	}
+	for name, s := range f.MCPServers {
+		if (s.Command == "") == (s.URL == "") {
+			return bad("mcp_servers."+name, "set exactly one of command (stdio) or url (streamable HTTP)")
+		}
+		c.MCPServers[name] = s
+	}
+	return nil
+}
+
+// SplitModel splits "provider/model" at the first slash.
+func SplitModel(s string) (provider, model string, err error) {
+	p, m, ok := strings.Cut(s, "/")
+	if !ok || p == "" || m == "" {
+		return "", "", fmt.Errorf("model %q must be written PROVIDER/MODEL, e.g. openai/gpt-4.1 or anthropic/claude-sonnet-4-5", s)
+	}
+	return p, m, nil
+}
+
+// ErrNoProvider is returned (wrapped) by Resolve when no model can be used.
+var ErrNoProvider = errors.New("no model provider is configured")
+
+// Resolved is the provider chosen for a run.
+type Resolved struct {
+	Name     string // provider name as written before the slash
+	Model    string // model name after the slash
+	Provider Provider
+	APIKey   string
+	BaseURL  string
+}
+
+// Resolve picks the provider for c.Model and reads its key and base URL
+// from the environment. Its errors say what to set.
+func (c *Config) Resolve(getenv func(string) string) (Resolved, error) {
+	if c.Model == "" {
+		return Resolved{}, fmt.Errorf("%w: set %s (or %s), or choose a model with -m PROVIDER/MODEL, %s or `model` in %s",
+			ErrNoProvider, EnvOpenAIKey, EnvAnthropicKey, EnvModel, c.File)
+	}
+	name, model, err := SplitModel(c.Model)
+	if err != nil {
+		return Resolved{}, err
+	}
+	p, ok := c.Providers[name]
+	if !ok {
+		known := make([]string, 0, len(c.Providers))
+		for k := range c.Providers {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		return Resolved{}, fmt.Errorf("unknown provider %q in model %q (known: %s; add [providers.%s] to %s)",
+			name, c.Model, strings.Join(known, ", "), name, c.File)
+	}
+	r := Resolved{Name: name, Model: model, Provider: p, BaseURL: p.BaseURL}
+	switch p.Type {
+	case TypeScripted:
+		return r, nil
+	case TypeOpenAI:
+		if r.BaseURL == "" && name == TypeOpenAI {
+			r.BaseURL = getenv(EnvOpenAIBaseURL)
+		}
+	case TypeAnthropic:
+		if r.BaseURL == "" && name == TypeAnthropic {
+			r.BaseURL = getenv(EnvAnthropicBaseURL)
+		}
+	}
+	if p.APIKeyEnv != "" {
+		r.APIKey = getenv(p.APIKeyEnv)
+	}
+	// A custom OpenAI-compatible endpoint (Ollama, vLLM) may need no key;
+	// the public APIs always do.
+	if r.APIKey == "" && r.BaseURL == "" {
+		env := p.APIKeyEnv
+		if env == "" {
+			env = "an api_key_env"
+		}
+		return r, fmt.Errorf("%w: model %q needs %s to be set (or base_url for a local server in [providers.%s] of %s)",
+			ErrNoProvider, c.Model, env, name, c.File)
+	}
+	return r, nil
+}

@@ -1,0 +1,124 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestDefaultsAndPrecedence(t *testing.T) {
+	home := writeConfig(t, `
+model = "openai/gpt-4o"
+max_turns = 20
+[tools]
+timeout = "90s"
+[planning]
+evidence_gate = false
+stall_threshold = 5
+[providers.ollama]
+base_url = "http://127.0.0.1:11434/v1"
+context_window = 32768
+`)
+	wd := t.TempDir()
+	c, err := Load(Flags{Workdir: wd}, env(map[string]string{EnvHome: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "openai/gpt-4o" || c.MaxTurns != 20 || c.ToolTimeout != 90*time.Second || c.EvidenceGate || c.StallThreshold != 5 {
+		t.Fatalf("file not applied: %+v", c)
+	}
+	if p := c.Providers["ollama"]; p.Type != TypeOpenAI || p.ContextWindow != 32768 {
+		t.Fatalf("ollama provider = %+v", p)
+	}
+	c, err = Load(Flags{Workdir: wd, Model: "anthropic/claude-x", MaxTurns: 7}, env(map[string]string{EnvHome: home, EnvModel: "openai/from-env"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "anthropic/claude-x" || c.MaxTurns != 7 {
+		t.Fatalf("flags did not win: %+v", c)
+	}
+	c, _ = Load(Flags{Workdir: wd}, env(map[string]string{EnvHome: home, EnvModel: "openai/from-env"}))
+	if c.Model != "openai/from-env" {
+		t.Fatalf("env did not beat the file: %q", c.Model)
+	}
+}
+
+func TestBadConfigNamesFileAndKey(t *testing.T) {
+	for body, want := range map[string]string{
+		"[tools]\ntimeout = \"soon\"\n":              "key tools.timeout",
+		"colour = 3\n":                               "unknown key",
+		"[providers.x]\ntype = \"grpc\"\n":           "key providers.x.type",
+		"max_turns = \"ten\"\n":                      "max_turns",
+		"[mcp_servers.a]\n":                          "key mcp_servers.a",
+		"[planning]\nstall_threshold = -1\n":         "key planning",
+		"model = \"openai/gpt\"\n[[broken\n":         "config.toml:",
+		"[providers.\"a/b\"]\nbase_url = \"http\"\n": "may not contain '/'",
+	} {
+		home := writeConfig(t, body)
+		_, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "config.toml") {
+			t.Errorf("config %q: got %v, want an error naming config.toml and %q", body, err, want)
+		}
+	}
+}
+
+func TestResolveSaysWhichEnvVar(t *testing.T) {
+	wd := t.TempDir()
+	c, err := Load(Flags{Workdir: wd}, env(map[string]string{EnvHome: t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Resolve(env(nil))
+	if !errors.Is(err, ErrNoProvider) || !strings.Contains(err.Error(), EnvOpenAIKey) || !strings.Contains(err.Error(), EnvAnthropicKey) {
+		t.Fatalf("got %v", err)
+	}
+	c.Model = "anthropic/claude-sonnet-4-5"
+	if _, err = c.Resolve(env(nil)); err == nil || !strings.Contains(err.Error(), EnvAnthropicKey) {
+		t.Fatalf("got %v", err)
+	}
+	r, err := c.Resolve(env(map[string]string{EnvAnthropicKey: "k", EnvAnthropicBaseURL: "http://127.0.0.1:1"}))
+	if err != nil || r.APIKey != "k" || r.BaseURL != "http://127.0.0.1:1" || r.Model != "claude-sonnet-4-5" {
+		t.Fatalf("got %+v, %v", r, err)
+	}
+	c.Model = "nope/x"
+	if _, err = c.Resolve(env(nil)); err == nil || !strings.Contains(err.Error(), `unknown provider "nope"`) {
+		t.Fatalf("got %v", err)
+	}
+	c.Model = "gpt-4o"
+	if _, err = c.Resolve(env(nil)); err == nil || !strings.Contains(err.Error(), "PROVIDER/MODEL") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestDefaultModelFromKeys(t *testing.T) {
+	wd, home := t.TempDir(), t.TempDir()
+	c, _ := Load(Flags{Workdir: wd}, env(map[string]string{EnvHome: home, EnvAnthropicKey: "a"}))
+	if c.Model != DefaultAnthropicModel {
+		t.Fatalf("model = %q", c.Model)
+	}
+	c, _ = Load(Flags{Workdir: wd}, env(map[string]string{EnvHome: home, EnvOpenAIKey: "o"}))
+	if c.Model != DefaultOpenAIModel {
+		t.Fatalf("model = %q", c.Model)
+	}
+}
+
+func TestWorkdirMustExist(t *testing.T) {
+	_, err := Load(Flags{Workdir: filepath.Join(t.TempDir(), "missing")}, env(map[string]string{EnvHome: t.TempDir()}))
+	if err == nil || !strings.Contains(err.Error(), "-C/--workdir") {
+		t.Fatalf("got %v", err)
+	}
+}
