@@ -1,0 +1,73 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// AppendMessage adds m at the end of the session's history and bumps the
+// session's Updated time, in one transaction. The new message's sequence
+// number is one more than the highest stored, computed under the write
+// lock, so concurrent writers (goroutines or processes) never collide.
+func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Message) error {
+	body, err := encodeMessage(m)
+	if err != nil {
+		return fmt.Errorf("append message to session %s: %w", sessionID, err)
+	}
+	now := nanos(s.now())
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		// Updating the session first also proves it exists.
+		res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(res, sessionID); err != nil {
+			return err
+		}
+		_, err = tx.StmtContext(ctx, s.stmtInsertMsg).ExecContext(ctx, sessionID, string(m.Role), now, string(body))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("append message to session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// Messages returns the session's whole history in order. A session without
+// messages gives an empty, non-nil slice; an unknown id wraps
+// session.ErrNotFound.
+func (s *Store) Messages(ctx context.Context, sessionID string) ([]llm.Message, error) {
+	rows, err := s.stmtMessages.QueryContext(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := []llm.Message{}
+	var body sql.RawBytes
+	for rows.Next() {
+		if err := rows.Scan(&body); err != nil {
+			return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
+		}
+		m, err := decodeMessage(body)
+		if err != nil {
+			return nil, fmt.Errorf("load messages of session %s: message %d: %w", sessionID, len(out)+1, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
+	}
+	if len(out) == 0 {
+		ok, err := exists(ctx, s.db, sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
+		}
+		if !ok {
+			return nil, notFound(sessionID)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,119 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// migrationFS holds the schema as plain SQL files named NNNN_description.sql.
+// Version N is recorded in PRAGMA user_version once file N has been applied.
+// Files are never edited once released; a schema change is a new file.
+//
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations returns the embedded migrations in version order and checks
+// that the versions run 1, 2, 3 ... without gaps or duplicates.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names { // fs.Glob returns names sorted
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a version number and '_'", base)
+		}
+		if v != len(ms)+1 {
+			return nil, fmt.Errorf("migration %s: version %d out of sequence (want %d)", base, v, len(ms)+1)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(body)})
+	}
+	return ms, nil
+}
+
+// SchemaVersion is the schema version this package writes and reads.
+func SchemaVersion() int {
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		return 0
+	}
+	return len(ms)
+}
+
+// migrate applies every migration newer than the database's user_version,
+// each in its own BEGIN IMMEDIATE transaction together with the version
+// bump. The version is re-read inside the transaction, so two processes
+// opening a fresh database at once apply each migration exactly once.
+func migrate(ctx context.Context, db *sql.DB) error {
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	cur, err := userVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	if cur > len(ms) {
+		return fmt.Errorf("database schema version %d is newer than this harness9 supports (%d): upgrade harness9 or use another HARNESS9_HOME", cur, len(ms))
+	}
+	for _, m := range ms[cur:] {
+		if err := apply(ctx, db, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func apply(ctx context.Context, db *sql.DB, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var cur int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+		return fmt.Errorf("migration %s: read schema version: %w", m.name, err)
+	}
+	if cur >= m.version {
+		return nil // another process got here first
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	// PRAGMA takes no bound parameters; the version is an int we control.
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		return fmt.Errorf("migration %s: set schema version: %w", m.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migration %s: commit: %w", m.name, err)
+	}
+	return nil
+}
+
+func userVersion(ctx context.Context, db *sql.DB) (int, error) {
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}

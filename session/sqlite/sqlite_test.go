@@ -1,0 +1,323 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/storetest"
+)
+
+func openTest(t testing.TB, path string, opts ...Option) *Store {
+	t.Helper()
+	s, err := Open(path, opts...)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+func TestStoreSuite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) session.Store {
+		return openTest(t, filepath.Join(t.TempDir(), "harness9.db"))
+	})
+}
+
+func TestOpenCreatesDirsAndSetsPragmas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deep", "er", "odd ?#% name", "harness9.db")
+	s := openTest(t, path)
+	defer func() { _ = s.Close() }()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatalf("database file not at %s: %v", path, err)
+	}
+	if perm := fi.Mode().Perm(); perm != 0o600 {
+		t.Errorf("database file mode = %v, want 0600", perm)
+	}
+	ctx := context.Background()
+	// Hold several pooled connections at once: each must have the settings.
+	for i := range 3 {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = c.Close() }()
+		for pragma, want := range map[string]string{
+			"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "5000",
+		} {
+			var got string
+			if err := c.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+				t.Fatalf("PRAGMA %s: %v", pragma, err)
+			}
+			if got != want {
+				t.Errorf("connection %d: PRAGMA %s = %s, want %s", i, pragma, got, want)
+			}
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open(""); err == nil {
+		t.Error("Open(\"\") succeeded")
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(filepath.Join(file, "harness9.db")); err == nil {
+		t.Error("Open under a regular file succeeded")
+	}
+	notDB := filepath.Join(t.TempDir(), "not.db")
+	if err := os.WriteFile(notDB, []byte(strings.Repeat("not a database ", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(notDB)
+	if err == nil || !strings.Contains(err.Error(), notDB) {
+		t.Errorf("Open(garbage file) err = %v, want an error naming the file", err)
+	}
+}
+
+func TestMigrationsIdempotent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	s := openTest(t, path)
+	sess := session.Session{Title: "kept"}
+	if err := s.Create(context.Background(), &sess); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	for range 2 {
+		s = openTest(t, path)
+		var v int
+		if err := s.db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v != SchemaVersion() || v < 1 {
+			t.Errorf("user_version = %d, want %d", v, SchemaVersion())
+		}
+		got, err := s.Get(context.Background(), sess.ID)
+		if err != nil || got.Title != "kept" {
+			t.Errorf("after reopen: Get = %+v, %v", got, err)
+		}
+		_ = s.Close()
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	s := openTest(t, path)
+	if _, err := s.db.Exec("PRAGMA user_version = 999"); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	_, err := Open(path)
+	if err == nil {
+		t.Fatal("Open of a database from a newer version succeeded")
+	}
+	for _, want := range []string{"999", "newer", path} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestLoadMigrationsChecksSequence(t *testing.T) {
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.version != i+1 || m.sql == "" {
+			t.Errorf("migration %d = %+v", i, m)
+		}
+	}
+}
+
+func TestResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	ctx := context.Background()
+	s := openTest(t, path)
+	sess := session.Session{Workdir: "/w", Model: "openai/gpt"}
+	if err := s.Create(ctx, &sess); err != nil {
+		t.Fatal(err)
+	}
+	var want []llm.Message
+	for i := range 50 {
+		m := llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", i)}
+		if i%2 == 1 {
+			m = llm.Message{Role: llm.RoleAssistant, Content: "ok", ToolCalls: []llm.ToolCall{{ID: "c", Name: "bash", Input: []byte(`{"command":"ls"}`)}}}
+		}
+		want = append(want, m)
+		if err := s.AppendMessage(ctx, sess.ID, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := session.State{Evidence: 4}
+	if err := s.SaveState(ctx, sess.ID, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = openTest(t, path)
+	defer func() { _ = s.Close() }()
+	got, err := s.Messages(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("history after reopen differs:\n got %v\nwant %v", got, want)
+	}
+	gotSt, err := s.LoadState(ctx, sess.ID)
+	if err != nil || gotSt.Evidence != 4 {
+		t.Errorf("state after reopen = %+v, %v", gotSt, err)
+	}
+	list, err := s.List(ctx, session.ListOptions{Workdir: "/w"})
+	if err != nil || len(list) != 1 || list[0].ID != sess.ID || list[0].MessageCount != 50 {
+		t.Errorf("List after reopen = %+v, %v", list, err)
+	}
+}
+
+func TestClockAndIDInjected(t *testing.T) {
+	now := time.Date(2030, 1, 1, 0, 0, 0, 123, time.UTC)
+	n := 0
+	s := openTest(t, filepath.Join(t.TempDir(), "h.db"),
+		WithClock(func() time.Time { return now }),
+		WithIDGenerator(func() string { n++; return "id-" + string(rune('a'+n)) }))
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	sess := session.Session{}
+	if err := s.Create(ctx, &sess); err != nil {
+		t.Fatal(err)
+	}
+	if sess.ID != "id-b" || !sess.Created.Equal(now) {
+		t.Errorf("Create = %+v", sess)
+	}
+	now = now.Add(time.Minute)
+	if err := s.AppendMessage(ctx, sess.ID, llm.Message{Role: llm.RoleUser}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Updated.Equal(now) || !got.Created.Equal(now.Add(-time.Minute)) {
+		t.Errorf("times = %v, %v", got.Created, got.Updated)
+	}
+}
+
+func TestNewID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewID()
+		if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
+			t.Fatalf("NewID() = %q, want 16 lower-case hex characters", id)
+		}
+		if seen[id] {
+			t.Fatalf("NewID repeated %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestErrorsNameTheID(t *testing.T) {
+	s := openTest(t, filepath.Join(t.TempDir(), "h.db"))
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	for _, id := range []string{"aaaa1111", "aaaa2222"} {
+		if err := s.Create(ctx, &session.Session{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Get(ctx, "aaaa")
+	if !errors.Is(err, session.ErrAmbiguous) || !strings.Contains(err.Error(), "aaaa1111") || !strings.Contains(err.Error(), "aaaa2222") {
+		t.Errorf("ambiguous error = %v", err)
+	}
+	err = s.AppendMessage(ctx, "nope1234", llm.Message{})
+	if !errors.Is(err, session.ErrNotFound) || !strings.Contains(err.Error(), "nope1234") {
+		t.Errorf("not-found error = %v", err)
+	}
+}
+
+func TestDeleteRemovesRows(t *testing.T) {
+	s := openTest(t, filepath.Join(t.TempDir(), "h.db"))
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	sess := session.Session{}
+	if err := s.Create(ctx, &sess); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := s.AppendMessage(ctx, sess.ID, llm.Message{Role: llm.RoleUser, Content: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SaveState(ctx, sess.ID, session.State{Evidence: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"sessions", "messages", "session_state"} {
+		var n int
+		if err := s.db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s has %d rows after Delete", table, n)
+		}
+	}
+}
+
+func TestStoredBodyIsReadableJSON(t *testing.T) {
+	s := openTest(t, filepath.Join(t.TempDir(), "h.db"))
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	sess := session.Session{}
+	if err := s.Create(ctx, &sess); err != nil {
+		t.Fatal(err)
+	}
+	m := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Input: []byte(`{"path":"a<b"}`)}}}
+	if err := s.AppendMessage(ctx, sess.ID, m); err != nil {
+		t.Fatal(err)
+	}
+	var role, path, typ string
+	var seq int
+	err := s.db.QueryRow(`SELECT role, seq, typeof(body), json_extract(body, '$.tool_calls[0].input.path') FROM messages`).Scan(&role, &seq, &typ, &path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if role != "assistant" || seq != 1 || typ != "text" || path != "a<b" {
+		t.Errorf("row = role %q seq %d body type %q path %q", role, seq, typ, path)
+	}
+}
+
+func TestCodecEdgeCases(t *testing.T) {
+	for _, in := range []string{"", "null", " ", `{"a":1}`, `{"a": 1}`, `[1,2]`, `"s"`, `{"x":"<&>"}`, `{bad`, `{"a":"\u00e9"}`, "  {\"a\" :\n[ ] }\t"} {
+		var input []byte
+		if in != "" {
+			input = []byte(in)
+		}
+		m := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: "t", Input: input}}}
+		body, err := encodeMessage(m)
+		if err != nil {
+			t.Errorf("encode %q: %v", in, err)
+			continue
+		}
+		got, err := decodeMessage(body)
+		if err != nil {
+			t.Errorf("decode %q: %v", in, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, m) {
+			t.Errorf("input %q round-trips as %q (body %s)", in, got.ToolCalls[0].Input, body)
+		}
+	}
+}

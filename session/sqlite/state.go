@@ -1,0 +1,68 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+)
+
+// LoadState returns the session's saved state. When none was saved it
+// returns a zero State whose Todos is an empty, non-nil slice. An unknown id
+// wraps session.ErrNotFound.
+func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State, error) {
+	var body []byte
+	err := s.db.QueryRowContext(ctx, `SELECT state FROM session_state WHERE session_id = ?`, sessionID).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		ok, err := exists(ctx, s.db, sessionID)
+		if err != nil {
+			return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+		}
+		if !ok {
+			return session.State{}, notFound(sessionID)
+		}
+		return session.State{Todos: []planning.TodoItem{}}, nil
+	}
+	if err != nil {
+		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+	}
+	var st session.State
+	if err := json.Unmarshal(body, &st); err != nil {
+		return session.State{}, fmt.Errorf("load state of session %s: decode: %w", sessionID, err)
+	}
+	if st.Todos == nil {
+		st.Todos = []planning.TodoItem{}
+	}
+	return st, nil
+}
+
+// SaveState replaces the session's saved state and bumps its Updated time.
+// An unknown id wraps session.ErrNotFound.
+func (s *Store) SaveState(ctx context.Context, sessionID string, st session.State) error {
+	body, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("save state of session %s: encode: %w", sessionID, err)
+	}
+	now := nanos(s.now())
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
+		if err != nil {
+			return err
+		}
+		if err := mustAffect(res, sessionID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO session_state (session_id, updated, state) VALUES (?, ?, ?)
+			ON CONFLICT (session_id) DO UPDATE SET updated = excluded.updated, state = excluded.state`,
+			sessionID, now, string(body))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("save state of session %s: %w", sessionID, err)
+	}
+	return nil
+}
