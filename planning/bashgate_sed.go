@@ -1,0 +1,275 @@
+package planning
+
+import (
+	"fmt"
+	"strings"
+)
+
+// checkSed allows sed as a stream printer: no -i/--in-place, no -f script
+// file it cannot inspect, and scripts without the w/W (write), e (execute)
+// commands or the s///w, s///e flags.
+func checkSed(args []arg) string {
+	if r := literalOptions("sed", args); r != "" {
+		return r
+	}
+	var scripts []string
+	haveScript := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.value
+		switch {
+		case v == "--":
+			if !haveScript && i+1 < len(args) {
+				if !args[i+1].literal() {
+					return "the sed script must be literal in Plan Mode"
+				}
+				scripts = append(scripts, args[i+1].value)
+				haveScript = true
+			}
+			i = len(args)
+		case longOpt(v, "--in-place"):
+			return "sed -i/--in-place edits files; use sed without -i to print the result (changes happen after the plan is approved)"
+		case longOpt(v, "--file"):
+			return "sed -f reads a script file that cannot be checked; pass the script with -e"
+		case longOpt(v, "--expression"):
+			_, val, hasValue := strings.Cut(v, "=")
+			if !hasValue {
+				i++
+				if i >= len(args) {
+					return ""
+				}
+				val = args[i].value
+			}
+			scripts, haveScript = append(scripts, val), true
+		case longOpt(v, "--line-length"):
+			if !strings.Contains(v, "=") {
+				i++
+			}
+		case strings.HasPrefix(v, "--"):
+			if !longOpt(v, "--quiet", "--silent", "--regexp-extended", "--separate", "--null-data",
+				"--zero-terminated", "--follow-symlinks", "--posix", "--debug", "--sandbox", "--unbuffered",
+				"--binary", "--help", "--version") {
+				return fmt.Sprintf("the sed option %s is not allowed in Plan Mode", v)
+			}
+		case strings.HasPrefix(v, "-") && v != "-":
+			for j := 1; j < len(v); j++ {
+				c := v[j]
+				switch {
+				case c == 'i':
+					return "sed -i edits files in place; use sed without -i to print the result (changes happen after the plan is approved)"
+				case c == 'f':
+					return "sed -f reads a script file that cannot be checked; pass the script with -e"
+				case c == 'e' || c == 'l':
+					val := v[j+1:]
+					if val == "" {
+						i++
+						if i >= len(args) {
+							return ""
+						}
+						val = args[i].value
+					}
+					if c == 'e' {
+						scripts, haveScript = append(scripts, val), true
+					}
+					j = len(v)
+				case strings.IndexByte("nErsuzb", c) < 0:
+					return fmt.Sprintf("the sed option -%c is not allowed in Plan Mode", c)
+				}
+			}
+		default:
+			if !haveScript {
+				scripts, haveScript = append(scripts, v), true
+			}
+		}
+	}
+	for _, s := range scripts {
+		if r := checkSedScript(s); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// checkSedScript scans a sed program. Wherever the grammar is ambiguous the
+// scanner ends an argument (regex, label, file name, text) at the earliest
+// point sed could, so text sed treats as an argument is at worst re-read as
+// commands and refused — never the other way round.
+func checkSedScript(s string) string {
+	const writes = "sed scripts may not use the w/W (write file) or e (execute) commands or the s///w, s///e flags in Plan Mode; print with p instead"
+	i := 0
+	skipSpace := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+	}
+	// delimited skips a delimited regex or replacement starting after the
+	// opening delimiter d, honouring backslash escapes.
+	delimited := func(d byte) bool {
+		for i < len(s) {
+			c := s[i]
+			i++
+			if c == '\\' {
+				i++
+				continue
+			}
+			if c == d {
+				return true
+			}
+		}
+		return false
+	}
+	address := func() bool {
+		switch {
+		case i < len(s) && s[i] == '$':
+			i++
+		case i < len(s) && s[i] >= '0' && s[i] <= '9':
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+				i++
+			}
+		case i < len(s) && s[i] == '/':
+			i++
+			if !delimited('/') {
+				return false
+			}
+		case i+1 < len(s) && s[i] == '\\':
+			d := s[i+1]
+			i += 2
+			if !delimited(d) {
+				return false
+			}
+		default:
+			return true
+		}
+		for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+			i++
+		}
+		return true
+	}
+	argEnd := func() { // label, file name or text: ends at the earliest separator
+		for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+			i++
+		}
+	}
+	for i < len(s) {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == ';') {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		if s[i] == '#' {
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		if !address() {
+			return "the sed script could not be checked (unterminated address)"
+		}
+		if i < len(s) && s[i] == ',' {
+			i++
+			if i < len(s) && (s[i] == '+' || s[i] == '~') {
+				i++
+			}
+			if !address() {
+				return "the sed script could not be checked (unterminated address)"
+			}
+		}
+		skipSpace()
+		for i < len(s) && s[i] == '!' {
+			i++
+			skipSpace()
+		}
+		if i >= len(s) {
+			return "the sed script could not be checked (address without a command)"
+		}
+		cmd := s[i]
+		i++
+		switch {
+		case cmd == 'w' || cmd == 'W' || cmd == 'e':
+			return writes
+		case cmd == 's':
+			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
+				return "the sed script could not be checked (bad s command)"
+			}
+			d := s[i]
+			i++
+			if !delimited(d) || !delimited(d) {
+				return "the sed script could not be checked (unterminated s command)"
+			}
+			for i < len(s) && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
+				i++
+			}
+			if i < len(s) && (s[i] == 'w' || s[i] == 'e') {
+				return writes
+			}
+		case cmd == 'y':
+			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
+				return "the sed script could not be checked (bad y command)"
+			}
+			d := s[i]
+			i++
+			if !delimited(d) || !delimited(d) {
+				return "the sed script could not be checked (unterminated y command)"
+			}
+		case strings.IndexByte("abcirRtT:v", cmd) >= 0:
+			argEnd()
+		case strings.IndexByte("lqQL", cmd) >= 0:
+			skipSpace()
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+		case cmd == '{':
+			continue // a block's first command may follow directly
+		case strings.IndexByte("}=dDgGhHnNpPxzF", cmd) >= 0:
+		default:
+			return fmt.Sprintf("the sed script could not be checked (unknown command %q)", cmd)
+		}
+		skipSpace()
+		if i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' && s[i] != '#' {
+			return fmt.Sprintf("the sed script could not be checked (unexpected %q after a command)", s[i])
+		}
+	}
+	return ""
+}
+
+// checkAwk allows awk programs that only read and print: no -f program
+// files, and no system(), output redirection, pipes or gawk @-directives.
+func checkAwk(args []arg) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.literal() {
+			return "awk options and program must be literal in Plan Mode"
+		}
+		v := a.value
+		switch {
+		case v == "--":
+			if i+1 < len(args) {
+				return checkAwkProgram(args[i+1])
+			}
+			return ""
+		case v == "-F" || v == "-v":
+			i++
+		case strings.HasPrefix(v, "-F") || strings.HasPrefix(v, "-v") ||
+			strings.HasPrefix(v, "--field-separator=") || strings.HasPrefix(v, "--assign="):
+		case strings.HasPrefix(v, "-") && v != "-":
+			return fmt.Sprintf("the awk option %s is not allowed in Plan Mode (only -F and -v are)", v)
+		default:
+			return checkAwkProgram(a)
+		}
+	}
+	return ""
+}
+
+func checkAwkProgram(a arg) string {
+	if !a.literal() {
+		return "the awk program must be literal in Plan Mode"
+	}
+	for _, bad := range []string{"system", ">", "|", "@"} {
+		if strings.Contains(a.value, bad) {
+			return fmt.Sprintf("awk programs may not contain %q in Plan Mode (system(), > and | can run commands or write files); "+
+				"write comparisons with < or <=, or use grep/cut/sort instead", bad)
+		}
+	}
+	return ""
+}
