@@ -1,0 +1,218 @@
+// Package compact keeps long sessions inside the model's context window. When
+// the estimated context passes a threshold, a Compactor has the model
+// summarise the older part of the conversation (Goal, Progress, Next Steps,
+// Key files and decisions), keeps the recent messages verbatim, never
+// separates a tool call from its result, and appends the active todo items so
+// unfinished work survives the compaction. If the model cannot summarise, it
+// drops the oldest messages instead and says so.
+package compact
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// SummaryHeader starts every summary message, so a summary in a stored
+// history can be recognised.
+const SummaryHeader = "[Conversation Summary]"
+
+// ErrTooShort is returned (wrapped) by Compact when there is nothing old
+// enough to compact: every message falls within the recent part kept
+// verbatim.
+var ErrTooShort = errors.New("history is too short to compact")
+
+// TodoInjector supplies the active todo items ("[ ] ..." / "[>] ..." lines)
+// appended to every summary. planning.TodoStore implements it.
+type TodoInjector interface {
+	FormatForInjection() string
+}
+
+// Result describes one compaction. The caller replaces history[:Keep] with
+// SummaryMessage(Summary) and keeps history[Keep:] verbatim.
+type Result struct {
+	// Summary is the text of the message that replaces history[:Keep].
+	Summary string
+	// Keep is the index of the first message kept verbatim.
+	Keep int
+	// BeforeTokens and AfterTokens are EstimateTokens of the messages before
+	// and after compaction (system prompt and tools excluded).
+	BeforeTokens, AfterTokens int
+	// Fallback is set when the model could not summarise and the older
+	// messages were dropped instead.
+	Fallback bool
+	// Note says, for the user, what happened (and why, on fallback).
+	Note string
+}
+
+// Option configures a Compactor.
+type Option func(*Compactor)
+
+// WithThreshold sets the fraction of the context window at which Needed
+// reports true (default 0.8). Values outside (0, 1] are ignored.
+func WithThreshold(f float64) Option {
+	return func(c *Compactor) {
+		if f > 0 && f <= 1 {
+			c.threshold = f
+		}
+	}
+}
+
+// WithKeepRecent sets how many of the newest messages stay verbatim (default
+// 10). More may be kept so a tool call stays with its results. Values below 1
+// are ignored.
+func WithKeepRecent(n int) Option {
+	return func(c *Compactor) {
+		if n >= 1 {
+			c.keepRecent = n
+		}
+	}
+}
+
+// WithMaxSummaryTokens caps the length of the model's summary (default 4096).
+func WithMaxSummaryTokens(n int) Option {
+	return func(c *Compactor) {
+		if n > 0 {
+			c.maxSummaryTokens = n
+		}
+	}
+}
+
+// Compactor summarises old conversation history. It holds no per-session
+// state and is safe for concurrent use.
+type Compactor struct {
+	p                llm.Provider
+	model            string
+	threshold        float64
+	keepRecent       int
+	maxSummaryTokens int
+}
+
+// New returns a Compactor that summarises with provider p and the given model
+// name (as sent in requests).
+func New(p llm.Provider, model string, opts ...Option) *Compactor {
+	c := &Compactor{p: p, model: model, threshold: 0.8, keepRecent: 10, maxSummaryTokens: 4096}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Needed reports whether a context of tokens tokens has passed the threshold
+// of a window of window tokens. A non-positive window never needs compaction.
+func (c *Compactor) Needed(tokens, window int) bool {
+	return window > 0 && float64(tokens) > c.threshold*float64(window)
+}
+
+// SummaryMessage wraps a summary as the user message that replaces the
+// compacted history.
+func SummaryMessage(summary string) llm.Message {
+	return llm.Message{Role: llm.RoleUser, Content: summary}
+}
+
+// Compact summarises history[:Keep] and returns the summary to put in its
+// place. todos may be nil. It returns an error wrapping ErrTooShort when
+// nothing can be compacted, and ctx's error when ctx ends; a failing model
+// call is not an error but a Fallback result that drops the old messages.
+func (c *Compactor) Compact(ctx context.Context, history []llm.Message, todos TodoInjector) (Result, error) {
+	keep := SplitPoint(history, c.keepRecent)
+	if keep <= 0 {
+		return Result{}, fmt.Errorf("%w: %d messages, and the newest %d (with their tool calls) are always kept", ErrTooShort, len(history), c.keepRecent)
+	}
+	res := Result{Keep: keep, BeforeTokens: EstimateTokens("", history, nil)}
+
+	text, err := c.summarise(ctx, history[:keep])
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Result{}, fmt.Errorf("compaction cancelled: %w", ctxErr)
+	}
+	var body string
+	if err != nil {
+		res.Fallback = true
+		res.Note = fmt.Sprintf("summarising failed (%v); dropped the %d oldest messages instead", err, keep)
+		body = fallbackBody(history[:keep])
+	} else {
+		res.Note = fmt.Sprintf("summarised the %d oldest messages", keep)
+		body = text
+	}
+	res.Summary = SummaryHeader + "\n" + body + activeTasks(todos)
+
+	after := make([]llm.Message, 0, len(history)-keep+1)
+	after = append(after, SummaryMessage(res.Summary))
+	after = append(after, history[keep:]...)
+	res.AfterTokens = EstimateTokens("", after, nil)
+	return res, nil
+}
+
+func activeTasks(todos TodoInjector) string {
+	if todos == nil {
+		return ""
+	}
+	t := strings.TrimSpace(todos.FormatForInjection())
+	if t == "" {
+		return ""
+	}
+	return "\n\n## Active Tasks\n" + t
+}
+
+// summarise asks the model for a summary of old. The request carries no tools.
+func (c *Compactor) summarise(ctx context.Context, old []llm.Message) (string, error) {
+	if c.p == nil {
+		return "", errors.New("no provider configured for summaries")
+	}
+	req := llm.Request{
+		Model:     c.model,
+		System:    summaryPrompt,
+		MaxTokens: c.maxSummaryTokens,
+		Messages: []llm.Message{{
+			Role:    llm.RoleUser,
+			Content: "Summarise this conversation transcript:\n\n<transcript>\n" + transcript(old, maxTranscript) + "</transcript>",
+		}},
+	}
+	resp, err := llm.Collect(c.p.Stream(ctx, req))
+	if err != nil {
+		return "", fmt.Errorf("model %s: %w", c.model, err)
+	}
+	text := strings.TrimSpace(resp.Message.Content)
+	text = strings.TrimSpace(strings.TrimPrefix(text, SummaryHeader))
+	if text == "" {
+		return "", errors.New("the model returned an empty summary")
+	}
+	return text, nil
+}
+
+// fallbackBody is the summary used when the model could not summarise: a
+// note of what was dropped and the user's first request, which usually
+// states the goal.
+func fallbackBody(old []llm.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The %d oldest messages of this conversation were dropped to fit the context window (they could not be summarised). Re-read files or ask the user if you need details from them.", len(old))
+	for _, m := range old {
+		if m.Role == llm.RoleUser && m.Content != "" {
+			b.WriteString("\n\nThe conversation began with this request:\n")
+			b.WriteString(clip(m.Content, 2000))
+			break
+		}
+	}
+	return b.String()
+}
+
+const summaryPrompt = `You compact the history of a coding-agent session. The agent will continue the work with only your summary and the most recent messages, so the summary must carry everything it needs.
+
+Write concise markdown with exactly these sections:
+
+**Goal**
+What the user asked for, including constraints and preferences they stated.
+
+**Progress**
+What has been done and verified so far: changes made, commands run and their outcome, errors hit and how they were fixed.
+
+**Next Steps**
+What remains to be done, in order.
+
+**Key files and decisions**
+File paths, functions, types, commands and design decisions the agent must remember, with one line each on why they matter.
+
+Rules: be specific (exact paths, names, commands, error messages); state only what the transcript shows; do not call tools; do not repeat the todo list, it is appended separately.`
