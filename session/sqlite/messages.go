@@ -17,8 +17,10 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Messa
 	if err != nil {
 		return fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
-	now := nanos(s.now())
 	err = s.write(ctx, func(tx *sql.Tx) error {
+		// Read the clock under the write lock so Updated never goes
+		// backwards between this process's own writes.
+		now := nanos(s.now())
 		// Updating the session first also proves it exists.
 		res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
 		if err != nil {

@@ -47,8 +47,10 @@ func (s *Store) SaveState(ctx context.Context, sessionID string, st session.Stat
 	if err != nil {
 		return fmt.Errorf("save state of session %s: encode: %w", sessionID, err)
 	}
-	now := nanos(s.now())
 	err = s.write(ctx, func(tx *sql.Tx) error {
+		// Read the clock under the write lock so Updated never goes
+		// backwards between this process's own writes.
+		now := nanos(s.now())
 		res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
 		if err != nil {
 			return err
