@@ -105,8 +105,7 @@ func checkSimple(name string, args []arg) string {
 	if reason, ok := refusedCommands[name]; ok {
 		return reason
 	}
-	return fmt.Sprintf("%s is not on Plan Mode's read-only allowlist (%s). "+
-		"Use read_file, list_files, search_files and glob to explore; changes happen after the plan is approved", name, allowedSummary)
+	return fmt.Sprintf("%s is not on Plan Mode's read-only allowlist (%s)", name, allowedSummary)
 }
 
 // literalOptions requires every argument before a "--" to be literal: a

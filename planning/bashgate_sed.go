@@ -118,6 +118,13 @@ func checkSedScript(s string) string {
 		}
 		return false
 	}
+	// delimitedPair skips the two parts of s/re/repl/ or y/src/dst/.
+	delimitedPair := func(d byte) bool {
+		if !delimited(d) {
+			return false
+		}
+		return delimited(d)
+	}
 	address := func() bool {
 		switch {
 		case i < len(s) && s[i] == '$':
@@ -194,7 +201,7 @@ func checkSedScript(s string) string {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			if !delimitedPair(d) {
 				return "the sed script could not be checked (unterminated s command)"
 			}
 			for i < len(s) && strings.IndexByte("gpiImM0123456789", s[i]) >= 0 {
@@ -209,7 +216,7 @@ func checkSedScript(s string) string {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			if !delimitedPair(d) {
 				return "the sed script could not be checked (unterminated y command)"
 			}
 		case strings.IndexByte("abcirRtT:v", cmd) >= 0:

@@ -28,8 +28,8 @@ func (s TodoStatus) Valid() bool {
 
 // TodoItem is one entry of the todo list.
 type TodoItem struct {
-	ID      string     `json:"id"`
-	Content string     `json:"content"`
+	ID      string     `json:"id" jsonschema:"A short unique id, such as \"1\"; keep it stable across calls."`
+	Content string     `json:"content" jsonschema:"What this step does, as one concrete action."`
 	Status  TodoStatus `json:"status" jsonschema:"pending, in_progress, completed or cancelled"`
 }
 

@@ -1,0 +1,134 @@
+package planning
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/harness9/harness9/tool"
+)
+
+// Tool names the planning gates know about.
+const (
+	TodoWriteName  = "todo_write"
+	SubmitPlanName = "submit_plan"
+	// BashName is the shell tool, allowed in Plan Mode behind CheckReadOnlyCommand.
+	BashName = "bash"
+)
+
+// planAllowlist is what a Plan-Mode run may use: exploration, the todo list,
+// submit_plan, and bash behind the read-only command gate.
+var planAllowlist = []string{
+	"read_file", "list_files", "search_files", "glob", "use_skill",
+	TodoWriteName, SubmitPlanName, BashName,
+}
+
+// approvalTools are the calls that wait for the user's yes/no in AutoEdit.
+var approvalTools = []string{"write_file", "edit_file", BashName}
+
+// PlanAllowlist returns the names of the built-in tools allowed in Plan Mode.
+func PlanAllowlist() []string { return slices.Clone(planAllowlist) }
+
+// GateFor returns the tool gate of a mode. It is enforced twice by the
+// Registry: Visible decides which definitions the model is sent, Check
+// refuses a call to anything else — a model can name a tool it saw earlier in
+// the history, and the prompt is never what keeps Plan Mode read-only.
+//
+// In Plan Mode the allowlist is PlanAllowlist plus readOnlyTools (for example
+// read-only MCP tools), and bash runs only commands CheckReadOnlyCommand
+// accepts. In every other mode every tool is allowed except submit_plan,
+// which only means something while planning.
+func GateFor(mode Mode, readOnlyTools ...string) tool.Gate {
+	g := &modeGate{mode: mode}
+	if mode == ModePlan {
+		g.allowed = make(map[string]bool, len(planAllowlist)+len(readOnlyTools))
+		for _, n := range planAllowlist {
+			g.allowed[n] = true
+		}
+		for _, n := range readOnlyTools {
+			g.allowed[n] = true
+		}
+	}
+	return g
+}
+
+type modeGate struct {
+	mode    Mode
+	allowed map[string]bool // Plan Mode only
+}
+
+func (g *modeGate) Visible(name string) bool {
+	if g.mode == ModePlan {
+		return g.allowed[name]
+	}
+	return name != SubmitPlanName
+}
+
+func (g *modeGate) Check(name string, input json.RawMessage) error {
+	if !g.Visible(name) {
+		if name == SubmitPlanName {
+			return fmt.Errorf("submit_plan is only available in Plan Mode, and this run is not planning. " +
+				"Carry out the task directly, tracking the steps with todo_write")
+		}
+		return fmt.Errorf("%s is not available in Plan Mode: nothing may change until the user approves a plan. "+
+			"Explore with %s, then call submit_plan with a title, content and steps; the changes are made after the user approves",
+			name, strings.Join(g.readTools(), ", "))
+	}
+	if g.mode == ModePlan && name == BashName {
+		command, err := bashCommand(input)
+		if err == nil {
+			err = CheckReadOnlyCommand(command)
+		}
+		if err != nil {
+			return fmt.Errorf("Plan Mode runs only read-only bash commands; refused %w. "+
+				"Explore with read_file, list_files, search_files, glob or a read-only command instead; "+
+				"to make changes, call submit_plan so the user can approve the plan first", err)
+		}
+	}
+	return nil
+}
+
+// readTools lists the Plan-Mode tools a refusal suggests, sorted.
+func (g *modeGate) readTools() []string {
+	var names []string
+	for n := range g.allowed {
+		if n != SubmitPlanName && n != TodoWriteName {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// bashCommand extracts the command of a bash call. It refuses input with
+// more than one key that encoding/json would map onto "command" (keys match
+// case-insensitively and the last one wins), so the gate and the tool can
+// never disagree about which command runs.
+func bashCommand(input json.RawMessage) (string, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(input, &fields); err != nil {
+		return "", &CommandError{Reason: "the bash arguments are not a JSON object with a \"command\" string"}
+	}
+	var raw json.RawMessage
+	n := 0
+	for k, v := range fields {
+		if strings.EqualFold(k, "command") {
+			raw, n = v, n+1
+		}
+	}
+	if n != 1 {
+		return "", &CommandError{Reason: "the bash arguments must contain exactly one \"command\" field"}
+	}
+	var command string
+	if err := json.Unmarshal(raw, &command); err != nil {
+		return "", &CommandError{Reason: "\"command\" must be a string"}
+	}
+	return command, nil
+}
+
+// NeedsApproval reports whether a call must wait for the user's yes/no
+// before it runs: in AutoEdit mode, every write_file, edit_file and bash call.
+func NeedsApproval(mode Mode, toolName string) bool {
+	return mode == ModeAutoEdit && slices.Contains(approvalTools, toolName)
+}
