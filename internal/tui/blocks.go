@@ -1,0 +1,135 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/harness9/harness9/planning"
+)
+
+type blockKind int
+
+const (
+	blockUser blockKind = iota
+	blockAssistant
+	blockTool
+	blockTodos
+	blockNotice // dim informational line
+	blockWarn   // stall and similar warnings
+	blockError
+	blockPlan
+	blockBanner
+)
+
+// block is one transcript entry with its rendered lines cached.
+type block struct {
+	kind blockKind
+	text string
+	// assistant
+	streaming bool
+	// tool
+	callID, name, arg string
+	result            string
+	isError, done     bool
+	// todos
+	todos []planning.TodoItem
+	// plan
+	plan *planning.Plan
+
+	width int
+	lines []string
+	dirty bool
+}
+
+func (b *block) render(width int, md *markdown) []string {
+	switch b.kind {
+	case blockUser:
+		return append(prefixLines(wrapLines(b.text, width-2, ""), userStyle.Render("> "), "  "), "")
+	case blockAssistant:
+		if b.streaming {
+			return append(wrapLines(b.text, width, "  "), "")
+		}
+		return append(md.render(b.text, width), "")
+	case blockTool:
+		return renderTool(b, width)
+	case blockTodos:
+		return append(renderTodos(b.todos, width), "")
+	case blockNotice:
+		return styleLines(wrapLines(b.text, width, "  "), dimStyle)
+	case blockWarn:
+		return append(styleLines(wrapLines(b.text, width, "  "), warnStyle), "")
+	case blockError:
+		return append(styleLines(wrapLines(b.text, width, "  "), errorStyle), "")
+	case blockPlan:
+		return append(renderPlan(b.plan, width), "")
+	case blockBanner:
+		return append(styleLines(wrapLines(b.text, width, "  "), warnStyle), "")
+	}
+	return nil
+}
+
+// renderTodos draws a todo snapshot: ✔ completed, ▶ in progress, ○ pending,
+// ⊘ cancelled (seed 002).
+func renderTodos(items []planning.TodoItem, width int) []string {
+	done, _, total := planning.Progress(items)
+	out := []string{"  " + boldStyle.Render("Todos") + dimStyle.Render(fmt.Sprintf(" %d/%d", done, total))}
+	for _, it := range items {
+		icon, st := "○", lipgloss.NewStyle()
+		switch it.Status {
+		case planning.TodoCompleted:
+			icon, st = "✔", okStyle
+		case planning.TodoInProgress:
+			icon, st = "▶", lipgloss.NewStyle().Foreground(colAccent).Bold(true)
+		case planning.TodoCancelled:
+			icon, st = "⊘", dimStyle.Strikethrough(true)
+		}
+		line := ansi.Truncate(it.Content, max(width-6, 10), "…")
+		out = append(out, "    "+st.Render(icon+" "+line))
+	}
+	return out
+}
+
+func renderPlan(p *planning.Plan, width int) []string {
+	if p == nil {
+		return nil
+	}
+	out := []string{"  " + boldStyle.Render("Plan: "+p.Title)}
+	for i, s := range p.Steps {
+		out = append(out, wrapLines(fmt.Sprintf("%d. %s", i+1, s), width-4, "    ")...)
+	}
+	return out
+}
+
+// wrapLines word-wraps s to width and indents every line.
+func wrapLines(s string, width int, indent string) []string {
+	w := max(width-ansi.StringWidth(indent), 8)
+	s = strings.ReplaceAll(s, "\t", "    ")
+	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
+	for i, l := range lines {
+		lines[i] = indent + l
+	}
+	return lines
+}
+
+func prefixLines(lines []string, first, rest string) []string {
+	for i := range lines {
+		if i == 0 {
+			lines[i] = first + lines[i]
+		} else {
+			lines[i] = rest + lines[i]
+		}
+	}
+	return lines
+}
+
+func styleLines(lines []string, st lipgloss.Style) []string {
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
+
+func stripANSI(s string) string { return ansi.Strip(s) }

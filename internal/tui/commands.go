@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/harness9/harness9/planning"
+)
+
+// command is one slash command.
+type command struct {
+	name, args, help string
+	// run carries the command out; arg is the text after the name.
+	run func(m *model, arg string) tea.Cmd
+	// idle commands refuse to run while a turn is running.
+	idle bool
+}
+
+// commands is in the order /help lists them. It is filled in init to break
+// the initialisation cycle through (*model).runSlash.
+var commands []command
+
+func init() {
+	commands = []command{
+		{name: "/new", help: "start a new session", run: (*model).cmdNew, idle: true},
+		{name: "/resume", args: "[id]", help: "resume a session of this workdir", run: (*model).cmdResume, idle: true},
+		{name: "/plan", args: "[task]", help: "switch to Plan Mode (and plan the task)", run: (*model).cmdPlan},
+		{name: "/code", help: "leave Plan Mode without approving", run: (*model).cmdCode},
+		{name: "/continue", help: "resume auto-execution of the approved plan", run: (*model).cmdContinue, idle: true},
+		{name: "/compact", help: "summarise older history now", run: (*model).cmdCompact, idle: true},
+		{name: "/todos", help: "show the todo list", run: (*model).cmdTodos},
+		{name: "/skills", help: "list the skills found", run: (*model).cmdSkills},
+		{name: "/mcp", help: "show MCP servers", run: (*model).cmdMCP},
+		{name: "/help", help: "show commands and keys", run: (*model).cmdHelp},
+		{name: "/exit", help: "quit", run: func(*model, string) tea.Cmd { return tea.Quit }},
+	}
+}
+
+// runSlash dispatches a line starting with "/". An unknown command gets a
+// one-line hint and nothing reaches the model.
+func (m *model) runSlash(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		if c.idle && m.running {
+			m.hint = c.name + " is not available while a turn is running (Ctrl+C cancels it)"
+			return nil
+		}
+		return c.run(m, arg)
+	}
+	m.hint = fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent)", name)
+	return nil
+}
+
+func (m *model) cmdNew(string) tea.Cmd {
+	m.tr.clear()
+	return m.openEngine("")
+}
+
+func (m *model) cmdResume(arg string) tea.Cmd {
+	if arg != "" {
+		m.tr.clear()
+		return m.openEngine(arg)
+	}
+	if m.opts.Sessions == nil {
+		m.hint = "resuming is not available here"
+		return nil
+	}
+	list := m.opts.Sessions
+	return func() tea.Msg {
+		s, err := list()
+		return sessionsMsg{list: s, err: err}
+	}
+}
+
+func (m *model) cmdPlan(arg string) tea.Cmd {
+	m.setMode(planning.ModePlan)
+	if arg == "" {
+		m.note("Plan Mode: the agent explores read-only and submits a plan for your review.")
+		return nil
+	}
+	return m.send(arg)
+}
+
+func (m *model) cmdCode(string) tea.Cmd {
+	m.setMode(planning.ModeDefault)
+	m.note("Default mode: the agent may edit files.")
+	return nil
+}
+
+func (m *model) cmdContinue(string) tea.Cmd {
+	if m.eng == nil {
+		return nil
+	}
+	return m.startStream(m.eng.Continue)
+}
+
+func (m *model) cmdCompact(string) tea.Cmd {
+	if m.eng == nil {
+		return nil
+	}
+	m.note("compacting history…")
+	return m.startStream(m.eng.Compact)
+}
+
+func (m *model) cmdTodos(string) tea.Cmd {
+	if len(m.todos) == 0 {
+		m.note("The todo list is empty.")
+		return nil
+	}
+	m.tr.add(&block{kind: blockTodos, todos: m.todos})
+	return nil
+}
+
+func (m *model) cmdSkills(string) tea.Cmd {
+	m.listing("Skills", m.opts.SkillsList, "No skills found (.harness9/skills/<name>/SKILL.md).")
+	return nil
+}
+
+func (m *model) cmdMCP(string) tea.Cmd {
+	m.listing("MCP servers", m.opts.MCPStatus, "No MCP servers configured.")
+	return nil
+}
+
+func (m *model) listing(title string, fn func() []string, empty string) {
+	var lines []string
+	if fn != nil {
+		lines = fn()
+	}
+	if len(lines) == 0 {
+		m.note(empty)
+		return
+	}
+	m.note(title + ":\n  " + strings.Join(lines, "\n  "))
+}
+
+func (m *model) cmdHelp(string) tea.Cmd {
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-18s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+	}
+	b.WriteString("Keys:\n")
+	b.WriteString("  Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · Tab complete\n")
+	b.WriteString("  Shift+Tab cycle mode · PgUp/PgDn/wheel scroll · End follow · Ctrl+C cancel/quit")
+	m.note(b.String())
+	return nil
+}

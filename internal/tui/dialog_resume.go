@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+const pickerRows = 10
+
+// resumePicker lists this workdir's sessions for /resume.
+type resumePicker struct {
+	items  []SessionInfo
+	cursor int
+	now    time.Time
+}
+
+// update returns the chosen id, or cancelled on Esc.
+func (p *resumePicker) update(k tea.KeyPressMsg) (id string, cancelled bool) {
+	switch k.String() {
+	case "up", "k":
+		p.cursor = max(p.cursor-1, 0)
+	case "down", "j":
+		p.cursor = min(p.cursor+1, len(p.items)-1)
+	case "enter":
+		return p.items[p.cursor].ID, false
+	case "esc", "q":
+		return "", true
+	}
+	return "", false
+}
+
+func (p *resumePicker) view(width int, th theme) string {
+	inner := min(width-4, 96)
+	var b strings.Builder
+	b.WriteString(th.accent.Bold(true).Render("Resume a session") + "\n\n")
+	start := max(0, min(p.cursor-pickerRows/2, len(p.items)-pickerRows))
+	for i := start; i < len(p.items) && i < start+pickerRows; i++ {
+		s := p.items[i]
+		title := s.Title
+		if title == "" {
+			title = "(untitled)"
+		}
+		meta := fmt.Sprintf("%s · %s", shortID(s.ID), age(p.now.Sub(s.Updated)))
+		if s.Total > 0 {
+			meta += fmt.Sprintf(" · %d/%d tasks", s.Done, s.Total)
+		}
+		line := ansi.Truncate(title, max(inner-ansi.StringWidth(meta)-5, 8), "…")
+		pad := max(inner-2-ansi.StringWidth(line)-ansi.StringWidth(meta), 1)
+		row := line + strings.Repeat(" ", pad) + dimStyle.Render(meta)
+		if i == p.cursor {
+			b.WriteString(th.accent.Render("› ") + row + "\n")
+		} else {
+			b.WriteString("  " + row + "\n")
+		}
+	}
+	b.WriteString("\n" + dimStyle.Render("↑/↓ + Enter resume · Esc close"))
+	return dialogBox(b.String(), inner, th)
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// age renders a duration the way people say it: "3m ago", "2h ago", "5d ago".
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}

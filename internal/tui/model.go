@@ -1,0 +1,250 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+// model is the root model. It owns every piece of state; the children
+// render for a width and report what the user chose.
+type model struct {
+	ctx  context.Context
+	opts Options
+	now  func() time.Time
+
+	eng       Engine
+	sessionID string
+	mode      planning.Mode
+	todos     []planning.TodoItem
+	ctxTokens int
+	ctxWindow int
+
+	tr *transcript
+	in input
+
+	width, height int
+
+	// The running stream, if any.
+	running bool
+	cancel  context.CancelFunc
+	events  chan agent.Event
+	gen     int
+	stream  *block            // assistant message being streamed
+	calls   map[string]*block // tool blocks by call id
+	exec    *agent.ExecRound  // last round of a running auto-execution
+
+	plan   *planning.Plan // submitted plan waiting for the review dialog
+	review *reviewDialog
+	perm   *permissionDialog
+	picker *resumePicker
+
+	setup     *SetupInfo
+	quitArmed bool
+	hint      string
+	loading   bool
+}
+
+// Messages the model receives from its commands.
+type (
+	engineReadyMsg struct {
+		eng     Engine
+		history []llm.Message
+		err     error
+	}
+	streamMsg struct {
+		gen int
+		ev  agent.Event
+	}
+	streamEndMsg struct{ gen int }
+	sessionsMsg  struct {
+		list []SessionInfo
+		err  error
+	}
+	demoReadyMsg struct {
+		opts Options
+		err  error
+	}
+)
+
+func newModel(ctx context.Context, opts Options) *model {
+	m := &model{
+		ctx:       ctx,
+		opts:      opts,
+		now:       opts.Now,
+		tr:        newTranscript(),
+		in:        newInput(),
+		calls:     map[string]*block{},
+		setup:     opts.Setup,
+		mode:      opts.InitialMode,
+		ctxWindow: opts.ContextWindow,
+		width:     80,
+		height:    24,
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if opts.InitialPrompt != "" {
+		m.in.setValue(opts.InitialPrompt)
+	}
+	m.layout()
+	return m
+}
+
+// Init opens the first session (unless the setup screen is showing).
+func (m *model) Init() tea.Cmd {
+	if m.setup != nil {
+		return nil
+	}
+	return m.openEngine(m.opts.ResumeID)
+}
+
+// openEngine builds an engine off the event loop: opening a session reads
+// the store.
+func (m *model) openEngine(resumeID string) tea.Cmd {
+	m.loading = true
+	newEngine := m.opts.NewEngine
+	return func() tea.Msg {
+		eng, err := newEngine(resumeID)
+		if err != nil {
+			return engineReadyMsg{err: err}
+		}
+		var hist []llm.Message
+		if resumeID != "" {
+			hist = eng.History()
+		}
+		return engineReadyMsg{eng: eng, history: hist}
+	}
+}
+
+// Update dispatches by message type; the handlers live in update_*.go.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.PasteMsg:
+		return m, m.handlePaste(msg)
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg)
+		return m, nil
+	case engineReadyMsg:
+		return m, m.handleEngineReady(msg)
+	case streamMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		cmd := m.handleEvent(msg.ev)
+		return m, tea.Batch(cmd, m.waitEvent())
+	case streamEndMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.handleStreamEnd()
+	case sessionsMsg:
+		m.handleSessions(msg)
+		return m, nil
+	case demoReadyMsg:
+		return m, m.handleDemoReady(msg)
+	}
+	return m, m.in.update(msg)
+}
+
+// layout sizes the children for the window.
+func (m *model) layout() {
+	m.in.setWidth(m.width)
+	m.tr.setSize(m.width, m.transcriptHeight(m.bottomPane()))
+}
+
+// transcriptHeight is what is left after the fixed rows and the bottom pane.
+func (m *model) transcriptHeight(bottom string) int {
+	h := m.height - 2 - lineCount(bottom) // status bar + hint line
+	if m.opts.DemoBanner != "" {
+		h--
+	}
+	return max(h, 1)
+}
+
+// bottomPane is the dialog if one is open, else the input.
+func (m *model) bottomPane() string {
+	th := themeFor(m.mode)
+	switch {
+	case m.perm != nil:
+		return m.perm.view(m.width, th)
+	case m.review != nil:
+		return m.review.view(m.width, th)
+	case m.picker != nil:
+		return m.picker.view(m.width, th)
+	}
+	return m.in.view()
+}
+
+// View composes the screen. The transcript's rendering is cached per
+// block, so a frame costs the visible lines only.
+func (m *model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "harness9"
+	v.SetContent(m.render())
+	return v
+}
+
+func (m *model) render() string {
+	if m.setup != nil {
+		return m.setupView()
+	}
+	bottom := m.bottomPane()
+	// The transcript height depends on the bottom pane (the input grows,
+	// dialogs replace it); keep them in step without a Cmd round trip.
+	if h := m.transcriptHeight(bottom); h != m.tr.height || m.width != m.tr.width {
+		m.tr.setSize(m.width, h)
+	}
+	var parts []string
+	if m.opts.DemoBanner != "" {
+		parts = append(parts, warnStyle.Render(ansi.Truncate(" ▶ "+m.opts.DemoBanner, m.width, "…")))
+	}
+	parts = append(parts, m.tr.view(), m.hintLine(), bottom, m.statusBar().view(m.width))
+	return strings.Join(parts, "\n")
+}
+
+func (m *model) hintLine() string {
+	switch {
+	case m.hint != "":
+		return dimStyle.Render(ansi.Truncate(" "+m.hint, m.width, "…"))
+	case m.running:
+		return themeFor(m.mode).accent.Render(" ● working… ") + dimStyle.Render("(Ctrl+C cancels)")
+	case !m.tr.follow:
+		return dimStyle.Render(" scrolled — End follows the conversation again")
+	}
+	return ""
+}
+
+func (m *model) statusBar() statusBar {
+	done, _, total := planning.Progress(m.todos)
+	s := statusBar{
+		mode: m.mode, model: m.opts.ModelLabel, ctxTokens: m.ctxTokens, ctxWindow: m.ctxWindow,
+		sessionID: m.sessionID, done: done, total: total,
+	}
+	switch {
+	case m.exec != nil && m.running:
+		s.activity = "exec round " + itoa(m.exec.Round)
+	case m.running:
+		s.activity = "running"
+	case m.loading:
+		s.activity = "opening session"
+	}
+	return s
+}
+
+func lineCount(s string) int { return strings.Count(s, "\n") + 1 }

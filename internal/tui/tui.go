@@ -1,0 +1,133 @@
+// Package tui is harness9's terminal interface, a Bubble Tea v2 program. It
+// only renders state and dispatches the user's intent: every planning rule
+// (the Plan Mode gate, todo validation, auto-execution and stall detection)
+// lives in the agent and planning packages, and the TUI shows their events.
+//
+// One root model owns the state. Its children (transcript, input, status bar,
+// dialogs) are plain structs that render for a width; dialogs return an
+// action for the root to carry out. Engine streams run in goroutines and
+// reach Update as messages, so Update never blocks on I/O.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+// Engine is what the TUI needs from an agent engine. *agent.Engine
+// satisfies it; tests use fakes that replay events.
+type Engine interface {
+	Run(ctx context.Context, prompt string) iter.Seq[agent.Event]
+	Approve(ctx context.Context, confirmEdits bool) iter.Seq[agent.Event]
+	Continue(ctx context.Context) iter.Seq[agent.Event]
+	Compact(ctx context.Context) iter.Seq[agent.Event]
+	CancelPlan() error
+	SetMode(planning.Mode)
+	Mode() planning.Mode
+	Status() planning.Status
+	Todos() []planning.TodoItem
+	Plan() *planning.Plan
+	SessionID() string
+	History() []llm.Message
+}
+
+// SessionInfo is one row of the /resume picker.
+type SessionInfo struct {
+	ID      string
+	Title   string
+	Updated time.Time
+	// Done and Total count the session's todo items (completed / all).
+	Done, Total int
+	Messages    int
+}
+
+// SetupInfo describes a missing provider configuration. When Options.Setup
+// is non-nil the TUI opens on a setup screen instead of a session.
+type SetupInfo struct {
+	// Problem is one line saying what is missing, e.g.
+	// "OPENAI_API_KEY is not set (model openai/gpt-4.1)".
+	Problem string
+	// ConfigPath is the config.toml the user may edit.
+	ConfigPath string
+	// StartDemo, when set, is offered on the setup screen: it returns the
+	// options of a scripted demo session, which the TUI then opens.
+	StartDemo func() (Options, error)
+}
+
+// Options configure Run. NewEngine is required unless Setup is set.
+type Options struct {
+	// NewEngine opens a session: a fresh one for resumeID "", else the
+	// stored session with that id. Used at start, by /new and by /resume.
+	NewEngine func(resumeID string) (Engine, error)
+	// ResumeID is the session to open at start ("" = new session).
+	ResumeID string
+	// Sessions lists this workdir's sessions for /resume, newest first.
+	Sessions func() ([]SessionInfo, error)
+	// Workdir is shown on the welcome screen.
+	Workdir string
+	// ModelLabel is "provider/model", shown in the status bar.
+	ModelLabel string
+	// ContextWindow is the model's window in tokens, used for the context
+	// gauge until the engine reports usage.
+	ContextWindow int
+	// SkillsList and MCPStatus feed /skills and /mcp (one line per entry).
+	SkillsList func() []string
+	MCPStatus  func() []string
+	// Setup, when non-nil, means no provider is configured.
+	Setup *SetupInfo
+	// DemoBanner, when set, is shown on a banner line (the scripted demo).
+	DemoBanner string
+	// InitialPrompt pre-fills the input.
+	InitialPrompt string
+	// InitialMode is the mode the first session starts in.
+	InitialMode planning.Mode
+	// Now is the clock for session ages (default time.Now).
+	Now func() time.Time
+	// Input and Output default to the terminal (stdin/stdout).
+	Input  io.Reader
+	Output io.Writer
+}
+
+// ErrNotTerminal is returned by Run when stdin is not a terminal.
+var ErrNotTerminal = errors.New("stdin is not a terminal: use `harness9 run PROMPT` (or `harness9 run -` to read the prompt from stdin) for headless use")
+
+// Run starts the TUI and returns when the user quits or ctx ends.
+func Run(ctx context.Context, opts Options) error {
+	if opts.NewEngine == nil && opts.Setup == nil {
+		return errors.New("tui: Options.NewEngine is required")
+	}
+	if opts.Input == nil && !term.IsTerminal(os.Stdin.Fd()) {
+		return ErrNotTerminal
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newModel(ctx, opts)
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	p := tea.NewProgram(m, popts...)
+	_, err := p.Run()
+	switch {
+	case err == nil, errors.Is(err, tea.ErrInterrupted):
+		return nil
+	case errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) && ctx.Err() != nil:
+		return nil // the caller's context ended the program
+	}
+	return fmt.Errorf("terminal UI: %w", err)
+}

@@ -1,0 +1,219 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+// handleEvent folds one engine event into the state.
+func (m *model) handleEvent(ev agent.Event) tea.Cmd {
+	switch ev := ev.(type) {
+	case agent.SessionStarted:
+		m.sessionID = ev.SessionID
+	case agent.TextDelta:
+		if m.stream == nil {
+			m.stream = m.tr.add(&block{kind: blockAssistant, streaming: true})
+		}
+		m.stream.text += ev.Text
+		m.stream.dirty = true
+	case agent.ReasoningDelta:
+		// Reasoning is kept in the store for audit; the transcript shows replies.
+	case agent.Text:
+		m.finishText(ev.Text)
+	case agent.ToolCall:
+		m.finishText("")
+		m.calls[ev.ID] = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name, arg: keyArg(ev.Name, ev.Input)})
+	case agent.ToolResult:
+		b := m.calls[ev.ID]
+		if b == nil {
+			b = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name})
+		}
+		delete(m.calls, ev.ID)
+		b.done, b.isError, b.result, b.dirty = true, ev.IsError, ev.Output, true
+	case agent.Todos:
+		// Appended, not replaced: scrolling up shows how the work progressed.
+		m.todos = ev.Items
+		m.tr.add(&block{kind: blockTodos, todos: ev.Items})
+	case agent.PlanSubmitted:
+		p := ev.Plan
+		m.plan = &p
+	case agent.Approved:
+		m.note("Task directory: " + ev.TaskDir)
+	case agent.ExecRound:
+		e := ev
+		m.exec = &e
+		m.note(fmt.Sprintf("── auto-execution round %d · %d/%d tasks done ──", ev.Round, ev.Done, ev.Total))
+	case agent.Stalled:
+		done, _, total := planning.Progress(m.todos)
+		m.tr.add(&block{kind: blockWarn, text: fmt.Sprintf(
+			"⚠ Auto-execution stalled: %d rounds without a completed task (%d/%d done). "+
+				"You have control — send a message to steer the agent, /continue to resume, /todos to review.",
+			ev.Rounds, done, total)})
+	case agent.Compacted:
+		text := fmt.Sprintf("history compacted: ~%d → ~%d tokens", ev.BeforeTokens, ev.AfterTokens)
+		if ev.Fallback {
+			text += " (fallback: " + ev.Note + ")"
+		}
+		m.note(text)
+		m.ctxTokens = ev.AfterTokens
+	case agent.UsageUpdate:
+		m.ctxTokens = ev.ContextTokens
+		if ev.ContextWindow > 0 {
+			m.ctxWindow = ev.ContextWindow
+		}
+	case agent.Error:
+		m.errorLine("✗ " + ev.Message)
+	case *agent.ApprovalRequest:
+		m.perm = newPermissionDialog(ev)
+		m.layout()
+	case agent.Done:
+		m.finishText("")
+		m.handleDone(ev)
+	}
+	return nil
+}
+
+// finishText completes the streamed assistant message (rendering it as
+// Markdown from now on). A whole message without deltas gets its own block.
+func (m *model) finishText(text string) {
+	if m.stream == nil {
+		if strings.TrimSpace(text) != "" {
+			m.tr.add(&block{kind: blockAssistant, text: text})
+		}
+		return
+	}
+	if text != "" {
+		m.stream.text = text
+	}
+	m.stream.streaming, m.stream.dirty = false, true
+	m.stream = nil
+}
+
+func (m *model) handleDone(ev agent.Done) {
+	switch ev.Status {
+	case agent.StatusCancelled:
+		m.note("Cancelled. What was said so far and the todo list are saved.")
+	case agent.StatusMaxTurns:
+		m.tr.add(&block{kind: blockWarn, text: "⚠ The turn limit was reached; send a message to let the agent go on."})
+	case agent.StatusStalled:
+		// The Stalled event already said it.
+	case agent.StatusError:
+		// The Error event already said it.
+	}
+}
+
+// handleStreamEnd runs once a stream is fully drained.
+func (m *model) handleStreamEnd() tea.Cmd {
+	m.running, m.events, m.exec = false, nil, nil
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	if m.perm != nil { // the run ended while asking: nobody waits any more
+		m.perm = nil
+	}
+	for id, b := range m.calls { // calls that never got a result
+		b.done, b.isError, b.result, b.dirty = true, true, "interrupted", true
+		delete(m.calls, id)
+	}
+	if m.hint == "cancelling…" {
+		m.hint = ""
+	}
+	if m.eng != nil {
+		m.mode = m.eng.Mode()
+	}
+	if m.plan != nil {
+		m.tr.add(&block{kind: blockPlan, plan: m.plan})
+		m.review = &reviewDialog{plan: *m.plan}
+	}
+	m.layout()
+	return nil
+}
+
+// handleEngineReady installs a new engine (start, /new, /resume).
+func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
+	m.loading = false
+	if msg.err != nil {
+		m.errorLine("Could not open the session: " + msg.err.Error())
+		return nil
+	}
+	m.eng = msg.eng
+	m.sessionID = m.eng.SessionID()
+	m.todos = m.eng.Todos()
+	m.plan, m.review, m.perm, m.calls, m.stream = nil, nil, nil, map[string]*block{}, nil
+	m.ctxTokens = 0
+	if len(msg.history) == 0 {
+		m.eng.SetMode(m.mode)
+		m.welcome()
+	} else {
+		m.mode = m.eng.Mode()
+		m.replay(msg.history)
+		m.note("Resumed session " + shortID(m.sessionID) + ".")
+	}
+	if m.eng.Status() == planning.StatusAwaitingApproval {
+		if p := m.eng.Plan(); p != nil {
+			m.plan = p
+			m.tr.add(&block{kind: blockPlan, plan: p})
+			m.review = &reviewDialog{plan: *p}
+		}
+	}
+	m.layout()
+	return nil
+}
+
+// welcome is the first screen of a new session.
+func (m *model) welcome() {
+	text := "harness9 — a terminal coding agent"
+	if m.opts.Workdir != "" {
+		text += "\nworkdir: " + m.opts.Workdir
+	}
+	text += "\nShift+Tab switches mode (Plan Mode explores read-only and asks you to approve a plan) · /help lists commands"
+	m.tr.add(&block{kind: blockNotice, text: text})
+	m.tr.add(&block{kind: blockNotice, text: ""})
+}
+
+// replay rebuilds the transcript of a resumed session from its history.
+func (m *model) replay(hist []llm.Message) {
+	for _, msg := range hist {
+		switch msg.Role {
+		case llm.RoleUser:
+			m.tr.add(&block{kind: blockUser, text: msg.Content})
+		case llm.RoleAssistant:
+			if strings.TrimSpace(msg.Content) != "" {
+				m.tr.add(&block{kind: blockAssistant, text: msg.Content})
+			}
+			for _, c := range msg.ToolCalls {
+				m.calls[c.ID] = m.tr.add(&block{kind: blockTool, callID: c.ID, name: c.Name, arg: keyArg(c.Name, c.Input)})
+			}
+		case llm.RoleTool:
+			if b := m.calls[msg.ToolCallID]; b != nil {
+				b.done, b.isError, b.result = true, msg.IsError, msg.Content
+				delete(m.calls, msg.ToolCallID)
+			}
+		}
+	}
+	m.calls = map[string]*block{}
+}
+
+func (m *model) handleSessions(msg sessionsMsg) {
+	switch {
+	case msg.err != nil:
+		m.errorLine("Could not list sessions: " + msg.err.Error())
+	case len(msg.list) == 0:
+		m.note("No earlier sessions in this workdir.")
+	default:
+		m.picker = &resumePicker{items: msg.list, now: m.now()}
+	}
+	m.layout()
+}
+
+func (m *model) note(s string)      { m.tr.add(&block{kind: blockNotice, text: s}) }
+func (m *model) errorLine(s string) { m.tr.add(&block{kind: blockError, text: s}) }
+
+func itoa(n int) string { return fmt.Sprint(n) }
