@@ -1,0 +1,296 @@
+package tui
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+func hasCall(f *fakeEngine, call string) bool { return slices.Contains(f.Calls(), call) }
+
+func planned(t *testing.T) (*harness, *fakeEngine) {
+	t.Helper()
+	f := newFake()
+	f.streams["run"] = planEvents()
+	f.streams["approve"] = []agent.Event{
+		agent.Approved{TaskDir: "/tmp/project/.harness9/tasks/1-hello"},
+		agent.ExecRound{Round: 1, Done: 0, Total: 3},
+		agent.Todos{Items: todos(planning.TodoCompleted, planning.TodoCompleted, planning.TodoCompleted)},
+		agent.Done{Status: agent.StatusCompleted},
+	}
+	h := newHarness(t, testOptions(f), 90, 30)
+	h.key("shift+tab")
+	h.typeText("plan it")
+	h.key("enter")
+	if h.m.review == nil {
+		t.Fatal("review dialog did not open")
+	}
+	return h, f
+}
+
+func TestReviewApproveAuto(t *testing.T) {
+	h, f := planned(t)
+	h.key("1")
+	if !hasCall(f, "approve:auto") {
+		t.Fatalf("1 did not approve: %v", f.Calls())
+	}
+	s := h.screen()
+	for _, want := range []string{"Task directory: /tmp/project/.harness9/tasks/1-hello", "auto-execution round 1", "3/3 tasks"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestReviewKeys(t *testing.T) {
+	t.Run("2 confirms each edit", func(t *testing.T) {
+		h, f := planned(t)
+		h.key("2")
+		if !hasCall(f, "approve:confirm") {
+			t.Errorf("calls %v", f.Calls())
+		}
+		_ = h
+	})
+	t.Run("arrows and enter", func(t *testing.T) {
+		h, f := planned(t)
+		h.key("down")
+		h.key("enter")
+		if !hasCall(f, "approve:confirm") {
+			t.Errorf("calls %v", f.Calls())
+		}
+	})
+	t.Run("3 keeps refining", func(t *testing.T) {
+		h, f := planned(t)
+		h.key("3")
+		if h.m.review != nil || h.m.mode != planning.ModePlan || hasCall(f, "cancel-plan") {
+			t.Errorf("refine: review %v mode %v calls %v", h.m.review, h.m.mode, f.Calls())
+		}
+		h.typeText("also add a Makefile")
+		h.key("enter")
+		if !hasCall(f, "run:also add a Makefile") {
+			t.Errorf("feedback not sent: %v", f.Calls())
+		}
+	})
+	t.Run("4 and esc cancel", func(t *testing.T) {
+		for _, k := range []string{"4", "esc"} {
+			h, f := planned(t)
+			h.key(k)
+			if !hasCall(f, "cancel-plan") || h.m.review != nil {
+				t.Errorf("%s: calls %v", k, f.Calls())
+			}
+		}
+	})
+}
+
+func TestUnknownCommandSendsNothing(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, testOptions(f), 80, 20)
+	h.typeText("/frobnicate now")
+	h.key("enter")
+	if strings.Contains(strings.Join(f.Calls(), ","), "run:") {
+		t.Errorf("unknown command reached the engine: %v", f.Calls())
+	}
+	if !strings.Contains(h.screen(), "unknown command /frobnicate") {
+		t.Errorf("no hint:\n%s", h.screen())
+	}
+}
+
+func TestSlashCompletion(t *testing.T) {
+	h := newHarness(t, testOptions(newFake()), 80, 20)
+	h.typeText("/he")
+	h.key("tab")
+	if got := h.m.in.value(); got != "/help " {
+		t.Errorf("completion: %q", got)
+	}
+	h.m.in.take()
+	h.typeText("/c")
+	h.key("tab")
+	if !strings.Contains(h.m.hint, "/code") || !strings.Contains(h.m.hint, "/compact") {
+		t.Errorf("ambiguous completion hint %q", h.m.hint)
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	f := newFake()
+	f.todos = todos(planning.TodoPending)
+	opts := testOptions(f)
+	opts.SkillsList = func() []string { return []string{"go-style — how we write Go"} }
+	h := newHarness(t, opts, 100, 40)
+	for _, c := range []string{"/help", "/todos", "/skills", "/mcp", "/plan", "/code"} {
+		h.typeText(c)
+		h.key("enter")
+	}
+	s := h.screen()
+	for _, want := range []string{"/resume [id]", "○ Create main.go", "go-style", "No MCP servers", "Plan Mode:", "Default mode"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	h.typeText("/plan write a test")
+	h.key("enter")
+	if !hasCall(f, "mode:plan") || !hasCall(f, "run:write a test") {
+		t.Errorf("/plan task: %v", f.Calls())
+	}
+}
+
+func TestResumePicker(t *testing.T) {
+	f := newFake()
+	opts := testOptions(f)
+	var opened []string
+	opts.NewEngine = func(id string) (Engine, error) {
+		opened = append(opened, id)
+		if id != "" {
+			g := newFake()
+			g.id = id
+			g.history = []llm.Message{{Role: llm.RoleUser, Content: "earlier question"}, {Role: llm.RoleAssistant, Content: "earlier answer"}}
+			return g, nil
+		}
+		return f, nil
+	}
+	now := opts.Now()
+	opts.Sessions = func() ([]SessionInfo, error) {
+		return []SessionInfo{
+			{ID: "aaaaaaaa1111", Title: "Fix the parser", Updated: now.Add(-3 * time.Minute), Done: 2, Total: 5},
+			{ID: "bbbbbbbb2222", Title: "Write docs", Updated: now.Add(-26 * time.Hour)},
+		}, nil
+	}
+	h := newHarness(t, opts, 90, 24)
+	h.typeText("/resume")
+	h.key("enter")
+	if h.m.picker == nil {
+		t.Fatal("no picker")
+	}
+	golden(t, "resume_picker", h.screen())
+	h.key("down")
+	h.key("enter")
+	if len(opened) != 2 || opened[1] != "bbbbbbbb2222" {
+		t.Fatalf("opened %v", opened)
+	}
+	if s := h.screen(); !strings.Contains(s, "earlier answer") || !strings.Contains(s, "session bbbbbbbb") {
+		t.Errorf("resumed transcript:\n%s", s)
+	}
+}
+
+func TestCtrlC(t *testing.T) {
+	f := newFake()
+	f.block = true
+	f.streams["run"] = []agent.Event{agent.TextDelta{Text: "partial"}}
+	h := newHarness(t, testOptions(f), 80, 20)
+	h.typeText("long task")
+	h.key("enter")
+	if !h.m.running {
+		t.Fatal("not running")
+	}
+	h.key("ctrl+c")
+	h.waitIdle()
+	if !strings.Contains(h.screen(), "partial") {
+		t.Errorf("partial reply lost:\n%s", h.screen())
+	}
+	_, cmd := h.m.Update(keyMsg("ctrl+c"))
+	if cmd != nil {
+		t.Error("first idle Ctrl+C should only arm")
+	}
+	_, cmd = h.m.Update(keyMsg("ctrl+c"))
+	if cmd == nil {
+		t.Fatal("second Ctrl+C did not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("second Ctrl+C did not return tea.Quit")
+	}
+}
+
+func TestHistoryAndPaste(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, testOptions(f), 80, 20)
+	for _, p := range []string{"first", "second"} {
+		h.typeText(p)
+		h.key("enter")
+	}
+	h.key("up")
+	if got := h.m.in.value(); got != "second" {
+		t.Errorf("↑: %q", got)
+	}
+	h.key("up")
+	if got := h.m.in.value(); got != "first" {
+		t.Errorf("↑↑: %q", got)
+	}
+	h.key("down")
+	h.key("down")
+	if got := h.m.in.value(); got != "" {
+		t.Errorf("↓↓: %q", got)
+	}
+	h.send(tea.PasteMsg{Content: "line one\nline two"})
+	if got := h.m.in.value(); got != "line one\nline two" {
+		t.Errorf("paste: %q", got)
+	}
+	h.key("enter")
+	if !hasCall(f, "run:line one\nline two") {
+		t.Errorf("multi-line prompt not sent: %v", f.Calls())
+	}
+}
+
+func TestStreamingThenMarkdown(t *testing.T) {
+	f := newFake()
+	f.streams["run"] = []agent.Event{
+		agent.TextDelta{Text: "# Title\n\nsome **bold**"},
+		agent.Text{Text: "# Title\n\nsome **bold**"},
+		agent.ToolCall{ID: "e", Name: "edit_file", Input: json.RawMessage(`{"path":"a.go"}`)},
+		agent.ToolResult{ID: "e", Name: "edit_file", Output: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n"},
+		agent.ToolCall{ID: "b", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)},
+		agent.ToolResult{ID: "b", Name: "bash", IsError: true, Output: "exit status 1\nFAIL"},
+		agent.Done{Status: agent.StatusCompleted},
+	}
+	h := newHarness(t, testOptions(f), 80, 30)
+	h.typeText("go")
+	h.key("enter")
+	s := h.screen()
+	for _, want := range []string{"Title", "some bold", "edit_file a.go", "+new", "-old", "bash go test ./...", "exit status 1"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "**bold**") {
+		t.Error("Markdown was not rendered once the message completed")
+	}
+}
+
+func TestWheelScrolls(t *testing.T) {
+	f := newFake()
+	var evs []agent.Event
+	for i := range 40 {
+		evs = append(evs, agent.Text{Text: "message " + itoa(i)})
+	}
+	f.streams["run"] = append(evs, agent.Done{Status: agent.StatusCompleted})
+	h := newHarness(t, testOptions(f), 80, 20)
+	h.typeText("go")
+	h.key("enter")
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if h.m.tr.follow {
+		t.Fatal("wheel up did not scroll")
+	}
+	h.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown}, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if !h.m.tr.follow {
+		t.Error("scrolling back down did not follow the tail")
+	}
+}
+
+func TestEngineOpenErrorIsShownNotDumped(t *testing.T) {
+	opts := testOptions(nil)
+	opts.NewEngine = func(string) (Engine, error) { return nil, errString("database is locked") }
+	h := newHarness(t, opts, 80, 12)
+	if !strings.Contains(h.screen(), "Could not open the session: database is locked") {
+		t.Errorf("screen:\n%s", h.screen())
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
