@@ -1,0 +1,110 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/harness9/harness9/tool"
+)
+
+//go:embed edit_file.md
+var editFileDescription string
+
+// EditFileInput is the input of edit_file.
+type EditFileInput struct {
+	Path       string `json:"path" jsonschema:"file to edit, relative to the workspace root"`
+	OldString  string `json:"old_string" jsonschema:"exact text to replace; must be unique in the file unless replace_all is true"`
+	NewString  string `json:"new_string" jsonschema:"text to put in its place"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence of old_string (default false)"`
+}
+
+// EditFile is the edit_file tool.
+type EditFile struct {
+	spec
+	ws *tool.Workspace
+}
+
+// NewEditFile returns the edit_file tool.
+func NewEditFile(ws *tool.Workspace) *EditFile {
+	return &EditFile{spec: newSpec[EditFileInput]("edit_file", editFileDescription), ws: ws}
+}
+
+// Execute implements tool.Tool.
+func (t *EditFile) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+	return run(ctx, t.name, input, t.edit)
+}
+
+func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error) {
+	if in.Path == "" {
+		return tool.Errorf("edit_file: path is required"), nil
+	}
+	if in.OldString == in.NewString {
+		return tool.Errorf("edit_file: old_string and new_string are identical; there is nothing to change"), nil
+	}
+	path, err := t.ws.Resolve(in.Path)
+	if err != nil {
+		return tool.Errorf("edit_file: %v", err), nil
+	}
+	rel := t.ws.Rel(path)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if in.OldString != "" {
+			return tool.Errorf("edit_file: file %q does not exist; use write_file to create it, or glob to find the right path", in.Path), nil
+		}
+	case err != nil:
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return tool.Errorf("edit_file: %q is a directory, not a file", in.Path), nil
+		}
+		return tool.Errorf("edit_file: cannot read %q: %v", in.Path, err), nil
+	case looksBinary(data):
+		return tool.Errorf("edit_file: %q is a binary file; only text files can be edited", in.Path), nil
+	}
+	before := string(data)
+
+	var after string
+	count := 1
+	if in.OldString == "" {
+		if before != "" {
+			return tool.Errorf("edit_file: old_string is empty but %q is not; give the exact text to replace", in.Path), nil
+		}
+		after = in.NewString
+	} else {
+		oldS, newS := in.OldString, in.NewString
+		count = strings.Count(before, oldS)
+		if count == 0 && strings.Contains(before, "\r\n") && strings.Contains(oldS, "\n") {
+			// The model writes "\n"; the file uses CRLF line endings.
+			oldS, newS = toCRLF(oldS), toCRLF(newS)
+			count = strings.Count(before, oldS)
+		}
+		switch {
+		case count == 0:
+			return tool.Errorf("edit_file: old_string was not found in %q; read the file again and copy the text exactly, whitespace and indentation included", in.Path), nil
+		case count > 1 && !in.ReplaceAll:
+			return tool.Errorf("edit_file: old_string occurs %d times in %q; include more surrounding lines to make it unique, or set replace_all to true to replace all %d", count, in.Path, count), nil
+		}
+		after = strings.ReplaceAll(before, oldS, newS)
+	}
+
+	created, err := writeAtomic(path, []byte(after))
+	if err != nil {
+		return tool.Errorf("edit_file: cannot write %q: %v", in.Path, err), nil
+	}
+	diff := udiff.Unified("a/"+rel, "b/"+rel, before, after)
+	if created {
+		return tool.Text(fmt.Sprintf("created %s\n\n%s", rel, diff)), nil
+	}
+	return tool.Text(fmt.Sprintf("edited %s: replaced %s\n\n%s", rel, plural(count, "occurrence"), diff)), nil
+}
+
+// toCRLF converts bare "\n" to "\r\n", leaving existing "\r\n" alone.
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}

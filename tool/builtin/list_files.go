@@ -1,0 +1,131 @@
+package builtin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/harness9/harness9/tool"
+)
+
+//go:embed list_files.md
+var listFilesDescription string
+
+const (
+	listDefaultDepth = 2
+	listMaxDepth     = 10
+	listMaxEntries   = 500
+)
+
+// ListFilesInput is the input of list_files.
+type ListFilesInput struct {
+	Path  string `json:"path,omitempty" jsonschema:"directory to list, relative to the workspace root (default: the root)"`
+	Depth int    `json:"depth,omitempty" jsonschema:"levels to descend (default 2, max 10); 1 lists only the directory's own entries"`
+}
+
+// ListFiles is the list_files tool.
+type ListFiles struct {
+	spec
+	readOnly
+	ws *tool.Workspace
+}
+
+// NewListFiles returns the list_files tool.
+func NewListFiles(ws *tool.Workspace) *ListFiles {
+	return &ListFiles{spec: newSpec[ListFilesInput]("list_files", listFilesDescription), ws: ws}
+}
+
+// Execute implements tool.Tool.
+func (t *ListFiles) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
+	return run(ctx, t.name, input, t.list)
+}
+
+func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, error) {
+	depth := in.Depth
+	switch {
+	case depth < 0:
+		return tool.Errorf("list_files: depth must not be negative"), nil
+	case depth == 0:
+		depth = listDefaultDepth
+	case depth > listMaxDepth:
+		depth = listMaxDepth
+	}
+	dir, err := t.ws.Resolve(in.Path)
+	if err != nil {
+		return tool.Errorf("list_files: %v", err), nil
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return tool.Errorf("list_files: %q does not exist; use glob to search for it", in.Path), nil
+	}
+	if !fi.IsDir() {
+		return tool.Errorf("list_files: %q is a file, not a directory; use read_file to read it", in.Path), nil
+	}
+
+	// Breadth first, so that a capped listing keeps the shallow entries;
+	// printed depth first as a tree.
+	w := walker{ws: t.ws}
+	parts, rules := w.start(dir)
+	type level struct {
+		abs   string
+		parts []string
+		rules *ignoreRules
+		depth int
+	}
+	children := map[string][]node{}
+	queue := []level{{dir, parts, rules, 1}}
+	count, capped := 0, false
+	for len(queue) > 0 && !capped {
+		if err := ctx.Err(); err != nil {
+			return tool.Result{}, err
+		}
+		cur := queue[0]
+		queue = queue[1:]
+		nodes, sub, err := w.list(cur.abs, cur.parts, cur.rules)
+		if err != nil && len(nodes) == 0 {
+			continue // unreadable directory: shown, but empty
+		}
+		if room := listMaxEntries - count; len(nodes) > room {
+			nodes, capped = nodes[:room], true
+		}
+		count += len(nodes)
+		children[cur.abs] = nodes
+		for _, n := range nodes {
+			if n.isDir && !n.link && cur.depth < depth {
+				queue = append(queue, level{n.abs, n.parts, sub, cur.depth + 1})
+			}
+		}
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s/\n", t.ws.Rel(dir))
+	var printDir func(abs, indent string)
+	printDir = func(abs, indent string) {
+		for _, n := range children[abs] {
+			name := n.parts[len(n.parts)-1]
+			switch {
+			case n.link && n.isDir:
+				name += "/@"
+			case n.link:
+				name += "@"
+			case n.isDir:
+				name += "/"
+			}
+			b.WriteString(indent + name + "\n")
+			if n.isDir && !n.link {
+				printDir(n.abs, indent+"  ")
+			}
+		}
+	}
+	printDir(dir, "  ")
+	switch {
+	case capped:
+		fmt.Fprintf(&b, "\n(listing cut at %d entries; list a subdirectory or use a smaller depth)", listMaxEntries)
+	case count == 0:
+		b.WriteString("  (empty)")
+	}
+	return tool.Text(strings.TrimRight(b.String(), "\n")), nil
+}
