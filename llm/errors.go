@@ -59,8 +59,15 @@ func (e *ProviderError) Error() string {
 		}
 		b.WriteString(e.Err.Error())
 	}
+	var notes []string
+	if e.RetryAfter > 0 {
+		notes = append(notes, "the server asked to retry after "+e.RetryAfter.String())
+	}
 	if e.Attempts > 1 {
-		fmt.Fprintf(&b, " (after %d attempts)", e.Attempts)
+		notes = append(notes, fmt.Sprintf("after %d attempts", e.Attempts))
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
 	}
 	return b.String()
 }

@@ -119,6 +119,8 @@ func New(opts ...Option) *Provider {
 	return p
 }
 
+var _ llm.Provider = (*Provider)(nil)
+
 // Name returns the provider's short name.
 func (p *Provider) Name() string { return p.name }
 
