@@ -1,0 +1,242 @@
+// Package anthropic is the llm.Provider for the Anthropic Messages API. It
+// streams content_block_* events, assembles tool_use input from
+// input_json_delta fragments, reports thinking as reasoning, and sends tool
+// results back as tool_result blocks.
+//
+// Retries are llm.RetryPolicy's alone: the SDK's own retries are disabled.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"os"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/harness9/harness9/llm"
+)
+
+// DefaultBaseURL is the public Anthropic API root; the SDK appends /v1/messages.
+const DefaultBaseURL = "https://api.anthropic.com"
+
+// DefaultMaxTokens is the output limit sent when neither the Request nor
+// WithMaxTokens sets one; the Messages API requires a value.
+const DefaultMaxTokens = 8192
+
+// Provider streams Messages API calls. It is safe for concurrent use.
+type Provider struct {
+	name      string
+	maxTokens int
+	cache     bool
+	retry     llm.RetryPolicy
+	client    sdk.MessageService
+}
+
+type config struct {
+	name            string
+	apiKey, baseURL string
+	keySet, urlSet  bool
+	httpClient      *http.Client
+	retry           llm.RetryPolicy
+	maxTokens       int
+	cache           bool
+}
+
+// Option configures a Provider.
+type Option func(*config)
+
+// WithAPIKey sets the x-api-key credential.
+func WithAPIKey(key string) Option {
+	return func(c *config) { c.apiKey, c.keySet = key, true }
+}
+
+// WithBaseURL sets the API root, e.g. "https://api.anthropic.com" (the SDK
+// appends /v1/messages; a trailing "/v1" is tolerated and removed).
+func WithBaseURL(url string) Option {
+	return func(c *config) { c.baseURL, c.urlSet = url, true }
+}
+
+// WithName sets the provider's short name (default "anthropic"), used in
+// errors and by Name.
+func WithName(name string) Option {
+	return func(c *config) { c.name = name }
+}
+
+// WithRetry sets the retry policy (default: the zero llm.RetryPolicy).
+func WithRetry(p llm.RetryPolicy) Option {
+	return func(c *config) { c.retry = p }
+}
+
+// WithHTTPClient sets the HTTP client (default: a clone of the default
+// transport).
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) { c.httpClient = hc }
+}
+
+// WithMaxTokens sets the output-token limit used when a Request leaves
+// MaxTokens at 0 (default DefaultMaxTokens).
+func WithMaxTokens(n int) Option {
+	return func(c *config) { c.maxTokens = n }
+}
+
+// WithPromptCache switches prompt-cache breakpoints (cache_control on the
+// system prompt, the last tool and the newest message) on or off; on by
+// default, since an agent resends the same long prefix every turn.
+func WithPromptCache(on bool) Option {
+	return func(c *config) { c.cache = on }
+}
+
+// New returns a Provider. A provider named "anthropic" (the default) falls
+// back to the ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL environment variables
+// when WithAPIKey or WithBaseURL are not given; no other environment is read.
+func New(opts ...Option) *Provider {
+	c := config{name: "anthropic", maxTokens: DefaultMaxTokens, cache: true}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.name == "anthropic" {
+		if !c.keySet {
+			c.apiKey = os.Getenv("ANTHROPIC_API_KEY")
+		}
+		if !c.urlSet {
+			c.baseURL = os.Getenv("ANTHROPIC_BASE_URL")
+		}
+	}
+	if c.baseURL == "" {
+		c.baseURL = DefaultBaseURL
+	}
+	c.baseURL = strings.TrimSuffix(strings.TrimSuffix(c.baseURL, "/"), "/v1")
+	if c.httpClient == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		c.httpClient = &http.Client{Transport: tr}
+	}
+	if c.maxTokens <= 0 {
+		c.maxTokens = DefaultMaxTokens
+	}
+	p := &Provider{name: c.name, maxTokens: c.maxTokens, cache: c.cache, retry: c.retry}
+	ropts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(c.baseURL + "/"),
+		option.WithHTTPClient(c.httpClient),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(p.checkStatus),
+	}
+	if c.apiKey != "" {
+		ropts = append(ropts, option.WithAPIKey(c.apiKey))
+	}
+	p.client = sdk.NewClient(ropts...).Messages
+	return p
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// Name returns the provider's short name.
+func (p *Provider) Name() string { return p.name }
+
+// Stream starts a streaming Messages call. Failures before any chunk was
+// yielded are retried per the RetryPolicy; the final error is an
+// *llm.ProviderError.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		params, err := p.params(req)
+		if err != nil {
+			yield(llm.Chunk{}, fmt.Errorf("%s: %w", p.name, err))
+			return
+		}
+		stopped := false
+		send := func(c llm.Chunk) bool {
+			if !yield(c, nil) {
+				stopped = true
+			}
+			return !stopped
+		}
+		err = p.retry.Do(ctx, func(ctx context.Context) (bool, error) {
+			return p.attempt(ctx, params, send)
+		})
+		if err != nil && !stopped {
+			yield(llm.Chunk{}, err)
+		}
+	}
+}
+
+// attempt makes one request and streams its chunks to send. It reports
+// whether any chunk was sent.
+func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, send func(llm.Chunk) bool) (bool, error) {
+	stream := p.client.NewStreaming(ctx, params)
+	defer stream.Close()
+	a := assembler{send: send}
+	events := 0
+	for stream.Next() {
+		events++
+		cont, err := a.add(stream.Current())
+		if err != nil {
+			return a.sent, p.fail(ctx, err, true)
+		}
+		if !cont {
+			return true, nil
+		}
+		if a.done {
+			return a.sent, nil
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return a.sent, p.fail(ctx, err, events > 0)
+	}
+	return a.sent, p.fail(ctx, llm.ErrStreamTruncated, true)
+}
+
+// checkStatus is an SDK middleware turning HTTP error responses into
+// *llm.ProviderError before the SDK sees them.
+func (p *Provider) checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < 400 {
+		return res, err
+	}
+	return nil, llm.ResponseError(p.name, res)
+}
+
+// streamErrorStatus maps the error types of a mid-stream "event: error" to
+// the HTTP status the same error has as a response, so that overloaded and
+// rate-limit errors before the first chunk are retried.
+var streamErrorStatus = map[string]int{
+	"overloaded_error":      529,
+	"api_error":             500,
+	"rate_limit_error":      429,
+	"timeout_error":         504,
+	"invalid_request_error": 400,
+}
+
+// fail classifies an error of one attempt as an *llm.ProviderError;
+// midStream says whether some of the response had been read.
+func (p *Provider) fail(ctx context.Context, err error, midStream bool) error {
+	var perr *llm.ProviderError
+	if errors.As(err, &perr) {
+		return perr
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", p.name, ctx.Err())
+	}
+	var aerr *sdk.Error
+	switch {
+	case errors.As(err, &aerr):
+		typ := string(aerr.Type())
+		if typ == "" {
+			typ = "an error"
+		}
+		return &llm.ProviderError{Provider: p.name, Status: streamErrorStatus[typ],
+			Message: fmt.Sprintf("the stream reported %s: %s", typ, llm.ErrorMessage([]byte(aerr.RawJSON()))), Err: err}
+	case errors.Is(err, llm.ErrStreamTruncated):
+		return &llm.ProviderError{Provider: p.name, Message: err.Error(), Err: err}
+	case llm.IsConnectionError(err) && midStream:
+		return &llm.ProviderError{Provider: p.name, Message: "the connection dropped mid-stream: " + err.Error(), Err: err}
+	case llm.IsConnectionError(err):
+		return &llm.ProviderError{Provider: p.name, Message: "connection failed: " + err.Error(), Err: err}
+	case strings.HasPrefix(err.Error(), "received error while streaming"):
+		return &llm.ProviderError{Provider: p.name, Message: err.Error(), Err: err}
+	}
+	return &llm.ProviderError{Provider: p.name, Message: "malformed stream event: " + err.Error(), Err: err}
+}
