@@ -1,0 +1,245 @@
+package planning
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Plan files on disk. Seed 000 fixes where they go: next to the project when
+// the workdir is a git repository (so they can be committed or ignored with
+// it), else in the user's data directory so a random directory is not
+// littered. Seed 004 adds the task directory: a stable PLAN.md and a live
+// TODO.md per approved plan.
+
+const (
+	// DataDirName is the per-project data directory inside a git workdir.
+	DataDirName = ".harness9"
+	// PlanFileName and TodoFileName are the files of a task directory.
+	PlanFileName = "PLAN.md"
+	TodoFileName = "TODO.md"
+
+	maxSlug         = 48
+	maxTaskDirTries = 1000
+)
+
+// PlanBase returns the directory plans and tasks are written under:
+// <workdir>/.harness9 when <workdir>/.git exists (a directory, or a file as in
+// worktrees and submodules), else home (the harness9 data directory, e.g.
+// $HARNESS9_HOME or ~/.harness9).
+func PlanBase(workdir, home string) string {
+	if _, err := os.Stat(filepath.Join(workdir, ".git")); err == nil {
+		return filepath.Join(workdir, DataDirName)
+	}
+	return home
+}
+
+// FilePlanWriter keeps a session's todo list as a markdown checklist in one
+// file, rewritten on every Write. The path is fixed at construction.
+type FilePlanWriter struct {
+	path string
+}
+
+// NewFilePlanWriter returns the writer of <base>/plans/<unix>-<id[:8]>.md.
+// Nothing is created until the first Write.
+func NewFilePlanWriter(base, sessionID string, now time.Time) *FilePlanWriter {
+	id := sanitizeID(sessionID)
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	name := fmt.Sprintf("%d-%s.md", now.Unix(), id)
+	return &FilePlanWriter{path: filepath.Join(base, "plans", name)}
+}
+
+// OpenFilePlanWriter returns a writer for a path saved earlier (in session
+// state), so a resumed session keeps rewriting the same file.
+func OpenFilePlanWriter(path string) *FilePlanWriter { return &FilePlanWriter{path: path} }
+
+// Path is the file the writer rewrites.
+func (w *FilePlanWriter) Path() string { return w.path }
+
+// Write replaces the file with the whole list as a checklist, creating the
+// directories it needs.
+func (w *FilePlanWriter) Write(todos []TodoItem) error {
+	return writeFileAtomic(w.path, []byte(FormatChecklist("Plan", todos)))
+}
+
+// todoFileWriter rewrites a task directory's TODO.md.
+type todoFileWriter struct {
+	path, title string
+}
+
+// NewTodoFileWriter returns a PlanWriter that rewrites <taskDir>/TODO.md with
+// the live checklist, headed by the plan's title.
+func NewTodoFileWriter(taskDir, title string) PlanWriter {
+	return &todoFileWriter{path: filepath.Join(taskDir, TodoFileName), title: title}
+}
+
+func (w *todoFileWriter) Write(todos []TodoItem) error {
+	return writeFileAtomic(w.path, []byte(FormatChecklist(w.title, todos)))
+}
+
+// CreateTaskDir creates <base>/tasks/<unix>-<slug>/ for an approved plan,
+// with PLAN.md (title, content, numbered steps) and TODO.md (the checklist
+// of todos), and returns its path. The slug comes from Slug(p.Title); when
+// that directory already exists the name gets -2, -3, ... so two plans never
+// share a directory.
+func CreateTaskDir(base string, p Plan, todos []TodoItem, now time.Time) (string, error) {
+	tasks := filepath.Join(base, "tasks")
+	if err := os.MkdirAll(tasks, 0o755); err != nil {
+		return "", fmt.Errorf("create the tasks directory: %w", err)
+	}
+	stem := fmt.Sprintf("%d-%s", now.Unix(), Slug(p.Title))
+	var dir string
+	for n := 1; ; n++ {
+		if n > maxTaskDirTries {
+			return "", fmt.Errorf("create a task directory for %q: %d names taken", p.Title, maxTaskDirTries)
+		}
+		name := stem
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		dir = filepath.Join(tasks, name)
+		// Mkdir, not MkdirAll: an existing directory must be an error, so
+		// two writers racing for one name cannot both get it.
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", fmt.Errorf("create task directory: %w", err)
+		}
+	}
+	if err := writeFileAtomic(filepath.Join(dir, PlanFileName), []byte(FormatPlan(p))); err != nil {
+		return "", err
+	}
+	if err := NewTodoFileWriter(dir, p.Title).Write(todos); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// FormatPlan renders a plan as markdown: the title, the content and the
+// numbered steps.
+func FormatPlan(p Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", oneLine(p.Title))
+	if c := strings.TrimSpace(p.Content); c != "" {
+		b.WriteString(c + "\n\n")
+	}
+	b.WriteString("## Steps\n\n")
+	for i, s := range p.Steps {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, oneLine(s))
+	}
+	return b.String()
+}
+
+// FormatChecklist renders a todo list as a markdown checklist under a title:
+// "- [ ]" pending, "- [>]" in progress, "- [x]" completed, "- [-]" cancelled.
+func FormatChecklist(title string, todos []TodoItem) string {
+	var b strings.Builder
+	done, _, total := Progress(todos)
+	fmt.Fprintf(&b, "# %s\n\n%d/%d completed\n\n", oneLine(title), done, total)
+	for _, it := range todos {
+		fmt.Fprintf(&b, "- [%s] %s\n", checkMark(it.Status), oneLine(it.Content))
+	}
+	return b.String()
+}
+
+func checkMark(s TodoStatus) string {
+	switch s {
+	case TodoInProgress:
+		return ">"
+	case TodoCompleted:
+		return "x"
+	case TodoCancelled:
+		return "-"
+	}
+	return " "
+}
+
+// oneLine keeps a model-written string on one markdown line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// Slug turns a model-written title into a directory-name fragment: lower-case
+// ASCII letters, digits and single dashes, at most 48 bytes, never empty
+// ("plan" when nothing is left). Dots and separators cannot survive, so a
+// slug can never be "..", contain "/" or escape the tasks directory.
+func Slug(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+		if b.Len() >= maxSlug {
+			break
+		}
+	}
+	s := b.String()
+	if len(s) > maxSlug {
+		s = s[:maxSlug]
+	}
+	s = strings.Trim(s, "-")
+	if s == "" {
+		return "plan"
+	}
+	return s
+}
+
+// sanitizeID keeps the characters of a session id that are safe in a file
+// name.
+func sanitizeID(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "session"
+	}
+	return b.String()
+}
+
+// writeFileAtomic writes data to path through a temporary file and a rename,
+// so a reader never sees a half-written plan.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
