@@ -91,8 +91,12 @@ type UsageUpdate struct {
 // Error reports a failure; a Done event with StatusError follows.
 type Error struct{ Message string }
 
-// Done closes a run's stream.
-type Done struct{ Status RunStatus }
+// Done closes a run's stream. Err explains StatusError and StatusCancelled
+// (for example the provider's error, or context.Canceled).
+type Done struct {
+	Status RunStatus
+	Err    error `json:"-"`
+}
 
 // Decision answers an ApprovalRequest.
 type Decision int

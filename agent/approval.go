@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
+)
+
+// previewMax caps the content shown in a write_file preview, in bytes.
+const previewMax = 4000
+
+// needsApproval reports whether call must wait for the user: AutoEdit mode,
+// a write/edit/bash tool, not yet allowed for the session. Calls the
+// registry will refuse anyway (unknown tool, gate, malformed JSON) are not
+// put to the user.
+func (l *turnLoop) needsApproval(call llm.ToolCall) bool {
+	if !planning.NeedsApproval(l.mode, call.Name) {
+		return false
+	}
+	if _, ok := l.e.registry.Lookup(call.Name); !ok || !json.Valid(call.Input) {
+		return false
+	}
+	if l.gate != nil && l.gate.Check(call.Name, call.Input) != nil {
+		return false
+	}
+	l.e.mu.Lock()
+	defer l.e.mu.Unlock()
+	return !l.e.allowed[call.Name]
+}
+
+// askUser emits an ApprovalRequest and blocks until the consumer answers or
+// the run ends. ok is false when the call must not run; res is then the
+// result the model sees.
+func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Result, ok bool) {
+	req := &ApprovalRequest{Call: call, Preview: l.e.preview(call), reply: make(chan approvalReply, 1)}
+	cancelled := tool.Errorf("%s was cancelled while waiting for the user's approval", call.Name)
+	if !l.s.emit(req) {
+		return cancelled, false
+	}
+	select {
+	case <-ctx.Done():
+		return cancelled, false
+	case r := <-req.reply:
+		switch r.decision {
+		case AllowOnce:
+			return tool.Result{}, true
+		case AllowSession:
+			l.e.mu.Lock()
+			l.e.allowed[call.Name] = true
+			l.e.mu.Unlock()
+			return tool.Result{}, true
+		}
+		reason := strings.TrimSpace(r.reason)
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return tool.Errorf("the user denied this call: %s", reason), false
+	}
+}
+
+// preview renders what the user approves: a unified diff for edit_file,
+// the path and the head of the content for write_file, the command for
+// bash, the raw arguments otherwise.
+func (e *Engine) preview(call llm.ToolCall) string {
+	var in struct {
+		Path       string `json:"path"`
+		Content    string `json:"content"`
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+		Command    string `json:"command"`
+	}
+	_ = json.Unmarshal(call.Input, &in)
+	switch call.Name {
+	case "bash":
+		return "$ " + in.Command
+	case "write_file":
+		content := in.Content
+		if len(content) > previewMax {
+			content = content[:previewMax] + fmt.Sprintf("\n[... %d more bytes]", len(in.Content)-previewMax)
+		}
+		return fmt.Sprintf("write %s (%d bytes)\n%s", in.Path, len(in.Content), content)
+	case "edit_file":
+		old, ok := e.readForPreview(in.Path)
+		if ok && strings.Contains(old, in.OldString) && in.OldString != "" {
+			n := 1
+			if in.ReplaceAll {
+				n = -1
+			}
+			return udiff.Unified("a/"+in.Path, "b/"+in.Path, old, strings.Replace(old, in.OldString, in.NewString, n))
+		}
+		return udiff.Unified("a/"+in.Path, "b/"+in.Path, in.OldString, in.NewString)
+	}
+	return string(call.Input)
+}
+
+// readForPreview reads a file for an edit preview, through the same sandbox
+// the file tools use, so a preview never shows a file the tool could not
+// touch.
+func (e *Engine) readForPreview(path string) (string, bool) {
+	ws, err := tool.NewWorkspace(e.cfg.workdir)
+	if err != nil {
+		return "", false
+	}
+	abs, err := ws.Resolve(path)
+	if err != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil || len(b) > 1<<20 {
+		return "", false
+	}
+	return string(b), true
+}

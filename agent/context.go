@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/session"
+)
+
+// ErrNoCompactor is returned by Compact on an engine built without
+// WithCompactor.
+var ErrNoCompactor = errors.New("agent: compaction is not configured (WithCompactor)")
+
+// window is the model's context window in tokens.
+func (e *Engine) window() int {
+	if e.cfg.contextWindow > 0 {
+		return e.cfg.contextWindow
+	}
+	return llm.ContextWindow(e.cfg.model)
+}
+
+// usageUpdate records a model call's usage and builds its UsageUpdate. The
+// provider's figure (input+output) is the context size when it reports
+// one; otherwise the context is estimated.
+func (e *Engine) usageUpdate(u llm.Usage) UsageUpdate {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	covered := 0
+	if e.compaction != nil {
+		covered = e.compaction.Covered
+	}
+	e.usage = usageMark{}
+	if tokens := u.InputTokens + u.OutputTokens; tokens > 0 {
+		// The assistant message is appended right after this event.
+		e.usage = usageMark{tokens: tokens, histLen: len(e.history) + 1, covered: covered}
+	}
+	ctxTokens := e.usage.tokens
+	if ctxTokens == 0 {
+		ctxTokens = compact.EstimateTokens(e.cfg.system, e.effectiveLocked(), nil)
+	}
+	return UsageUpdate{Usage: u, ContextTokens: ctxTokens, ContextWindow: e.window()}
+}
+
+// contextTokens is the size of the next request: the provider's last
+// figure plus an estimate of what was appended since, or a full estimate
+// when there is no figure or a compaction changed the history.
+func (e *Engine) contextTokens(tools []llm.ToolDef) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	covered := 0
+	if e.compaction != nil {
+		covered = e.compaction.Covered
+	}
+	m := e.usage
+	if m.tokens > 0 && m.covered == covered && m.histLen <= len(e.history) {
+		return m.tokens + compact.EstimateTokens("", e.history[m.histLen:], nil)
+	}
+	return compact.EstimateTokens(e.cfg.system, e.effectiveLocked(), tools)
+}
+
+// maybeCompact compacts before a model call when the context has passed
+// the compactor's threshold.
+func (l *turnLoop) maybeCompact(ctx context.Context) error {
+	c := l.e.cfg.compactor
+	if c == nil || !c.Needed(l.e.contextTokens(l.defs), l.e.window()) {
+		return nil
+	}
+	err := l.e.compactNow(ctx, l.s)
+	if errors.Is(err, compact.ErrTooShort) {
+		return nil
+	}
+	return err
+}
+
+// compactNow summarises the effective history, stores the summary and
+// reports Compacted. The messages themselves stay in the store.
+func (e *Engine) compactNow(ctx context.Context, s *stream) error {
+	c := e.cfg.compactor
+	if c == nil {
+		return ErrNoCompactor
+	}
+	e.mu.Lock()
+	eff := e.effectiveLocked()
+	offset, covered := 0, 0
+	if e.summaryActiveLocked() {
+		offset, covered = 1, e.compaction.Covered // eff[0] is the previous summary
+	}
+	e.mu.Unlock()
+	res, err := c.Compact(ctx, eff, e.todos)
+	if err != nil {
+		return err
+	}
+	if res.Keep <= offset {
+		return fmt.Errorf("%w: only the previous summary would be replaced", compact.ErrTooShort)
+	}
+	e.mu.Lock()
+	e.compaction = &session.Compaction{
+		Summary:      res.Summary,
+		Covered:      covered + res.Keep - offset,
+		BeforeTokens: res.BeforeTokens,
+		AfterTokens:  res.AfterTokens,
+	}
+	e.usage = usageMark{}
+	e.mu.Unlock()
+	e.saveState(ctx)
+	s.emit(Compacted{BeforeTokens: res.BeforeTokens, AfterTokens: res.AfterTokens, Fallback: res.Fallback, Note: res.Note})
+	return nil
+}
+
+// Compact summarises the older history now (the /compact command). The
+// stream ends with Done{StatusCompleted}, or StatusError when there is
+// nothing to compact or no compactor.
+func (e *Engine) Compact(ctx context.Context) iter.Seq[Event] {
+	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
+		if e.SessionID() == "" {
+			return StatusError, errors.New("agent: nothing to compact yet")
+		}
+		if !s.emit(e.started()) {
+			return StatusCancelled, context.Canceled
+		}
+		if err := e.compactNow(ctx, s); err != nil {
+			if ctx.Err() != nil {
+				return StatusCancelled, ctx.Err()
+			}
+			return StatusError, fmt.Errorf("agent: compaction failed: %w", err)
+		}
+		return StatusCompleted, nil
+	})
+}

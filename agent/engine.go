@@ -1,0 +1,245 @@
+// Package agent is harness9's engine: the run loop that sends the
+// conversation to a model, streams its answer, runs the tools it calls and
+// decides whether to go on, plus the planning workflow around it (Plan Mode,
+// plan approval, auto-execution) and persistence. It is the one package that
+// knows every other one; everything it does is reported as a stream of
+// Events that the TUI, the headless JSONL writer and library users consume
+// alike.
+//
+// A minimal agent:
+//
+//	eng, err := agent.New(provider, agent.WithModel("gpt-4o"), agent.WithTools(builtin.All(ws)...))
+//	for ev := range eng.Run(ctx, "fix the failing test") {
+//		if t, ok := ev.(agent.Text); ok {
+//			fmt.Println(t.Text)
+//		}
+//	}
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/tool"
+)
+
+// Engine runs an agent over one session. Its accessors and SetMode are safe
+// for concurrent use; one Run, Approve, Continue or Compact runs at a time
+// (a second one started meanwhile ends at once with an error).
+type Engine struct {
+	cfg      config
+	provider llm.Provider
+	registry *tool.Registry
+	readOnly []string // registered tools that declare themselves read-only
+	todos    *planning.TodoStore
+	evidence *planning.Evidence
+	log      *slog.Logger
+	busy     atomic.Bool
+
+	mu         sync.Mutex
+	mode       planning.Mode
+	sess       *session.Session // nil until the first run creates it
+	history    []llm.Message    // the whole conversation, as stored
+	status     planning.Status
+	plan       *planning.Plan
+	taskDir    string
+	planFile   string
+	compaction *session.Compaction
+	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
+	usage      usageMark
+}
+
+// usageMark remembers the context size a provider reported, so the next
+// estimate only has to count what was appended since.
+type usageMark struct {
+	tokens  int // input+output tokens of the last model call; 0 = unknown
+	histLen int // len(history) right after that call's message
+	covered int // compaction.Covered at that time
+}
+
+// New builds an engine. With WithSession it loads the stored session
+// (history, todos, plan, status); otherwise a session is created by the
+// first Run.
+func New(p llm.Provider, opts ...Option) (*Engine, error) {
+	if p == nil {
+		return nil, errors.New("agent: a provider is required")
+	}
+	cfg := config{maxTurns: DefaultMaxTurns, evidenceGate: true, now: time.Now}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := cfg.fill(p); err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		cfg:      cfg,
+		provider: p,
+		todos:    planning.NewTodoStore(),
+		evidence: new(planning.Evidence),
+		log:      cfg.logger,
+		mode:     cfg.mode,
+		status:   planning.StatusIdle,
+		allowed:  map[string]bool{},
+	}
+	if err := e.buildRegistry(); err != nil {
+		return nil, err
+	}
+	if cfg.sessionID != "" {
+		if cfg.store == nil {
+			return nil, errors.New("agent: WithSession needs WithStore to load the session from")
+		}
+		if err := e.resume(context.Background(), cfg.sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// fill applies defaults that depend on the environment.
+func (c *config) fill(p llm.Provider) error {
+	if c.maxTurns <= 0 {
+		c.maxTurns = DefaultMaxTurns
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.system == "" {
+		c.system = DefaultSystemPrompt
+	}
+	if c.modelLabel == "" {
+		c.modelLabel = p.Name() + "/" + c.model
+	}
+	if c.workdir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("agent: cannot determine the working directory: %w", err)
+		}
+		c.workdir = wd
+	}
+	abs, err := filepath.Abs(c.workdir)
+	if err != nil {
+		return fmt.Errorf("agent: workdir %q: %w", c.workdir, err)
+	}
+	c.workdir = abs
+	if c.home == "" {
+		c.home = DefaultHome()
+	}
+	return nil
+}
+
+// DefaultHome is harness9's data directory: $HARNESS9_HOME, else
+// ~/.harness9 (or .harness9 in the current directory when there is no home).
+func DefaultHome() string {
+	if h := os.Getenv("HARNESS9_HOME"); h != "" {
+		return h
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".harness9")
+	}
+	return ".harness9"
+}
+
+// SessionID returns the session's id, or "" before the first run of a new
+// session.
+func (e *Engine) SessionID() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sess == nil {
+		return ""
+	}
+	return e.sess.ID
+}
+
+// Workdir returns the absolute working directory.
+func (e *Engine) Workdir() string { return e.cfg.workdir }
+
+// Model returns the "provider/model" label.
+func (e *Engine) Model() string { return e.cfg.modelLabel }
+
+// Mode returns the mode the next run will start in.
+func (e *Engine) Mode() planning.Mode {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.mode
+}
+
+// SetMode changes the mode for the next run. A run already in progress
+// keeps the mode it started with.
+func (e *Engine) SetMode(m planning.Mode) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.mode = m
+}
+
+// Status returns the planning workflow's status.
+func (e *Engine) Status() planning.Status {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.status
+}
+
+// Todos returns a copy of the todo list.
+func (e *Engine) Todos() []planning.TodoItem { return e.todos.Read() }
+
+// Plan returns a copy of the submitted or approved plan, or nil.
+func (e *Engine) Plan() *planning.Plan {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return clonePlan(e.plan)
+}
+
+// TaskDir returns the approved plan's task directory, or "".
+func (e *Engine) TaskDir() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.taskDir
+}
+
+// PlanFile returns this session's plan file (rewritten on every
+// todo_write), or "" before the first todo_write.
+func (e *Engine) PlanFile() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.planFile
+}
+
+// History returns a copy of the whole conversation, including messages a
+// compaction summary stands in for.
+func (e *Engine) History() []llm.Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]llm.Message(nil), e.history...)
+}
+
+// Compaction returns the stored compaction summary, or nil.
+func (e *Engine) Compaction() *session.Compaction {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.compaction == nil {
+		return nil
+	}
+	c := *e.compaction
+	return &c
+}
+
+func clonePlan(p *planning.Plan) *planning.Plan {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Steps = append([]string(nil), p.Steps...)
+	return &c
+}

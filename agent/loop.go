@@ -1,0 +1,235 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"runtime/debug"
+	"strings"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
+)
+
+// Run sends prompt to the model and runs the loop until the model stops
+// calling tools, the turn limit is reached, the run is cancelled or fails.
+// The stream starts with SessionStarted and ends with Done. In Plan mode the
+// prompt is wrapped in planning's Plan-Mode instructions and a submitted
+// plan ends the run with StatusAwaitingApproval.
+func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
+	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
+		if err := e.ensureSession(ctx, prompt); err != nil {
+			return StatusError, err
+		}
+		if !s.emit(e.started()) {
+			return StatusCancelled, context.Canceled
+		}
+		return e.loop(ctx, s, prompt)
+	})
+}
+
+// turnLoop is the state of one run loop: the mode and tools it snapshotted
+// at entry and the stream it reports to.
+type turnLoop struct {
+	e    *Engine
+	s    *stream
+	mode planning.Mode
+	gate tool.Gate
+	defs []llm.ToolDef
+	text string // the last assistant text, for a fallback plan's title
+}
+
+// loop is the run loop. It is shared by Run and by every round of
+// auto-execution. Planning state is loaded on entry and saved on every exit,
+// panics included.
+func (e *Engine) loop(ctx context.Context, s *stream, prompt string) (status RunStatus, err error) {
+	l := e.enter(ctx, s)
+	defer func() {
+		if p := recover(); p != nil {
+			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
+			status, err = StatusError, fmt.Errorf("agent: internal error: %v", p)
+		}
+		e.leave(ctx)
+	}()
+	if err := l.addPrompt(ctx, prompt); err != nil {
+		return StatusError, err
+	}
+	for range e.cfg.maxTurns {
+		if err := l.maybeCompact(ctx); err != nil {
+			e.log.Warn("agent: compaction failed; continuing with the full history", "err", err)
+		}
+		resp, err := l.callModel(ctx, l.request())
+		if err != nil {
+			return l.modelFailed(ctx, resp, err)
+		}
+		if err := e.appendMessage(ctx, resp.Message); err != nil {
+			return StatusError, err
+		}
+		if len(resp.Message.ToolCalls) == 0 {
+			return l.finish(), nil
+		}
+		end, err := l.runTools(ctx, resp.Message.ToolCalls)
+		switch {
+		case err != nil:
+			return StatusError, err
+		case ctx.Err() != nil:
+			return StatusCancelled, ctx.Err()
+		case end:
+			return StatusAwaitingApproval, nil
+		}
+	}
+	return StatusMaxTurns, nil
+}
+
+// enter snapshots the mode (SetMode from another goroutine does not affect
+// this loop), reloads planning state from the store and marks the session
+// running.
+func (e *Engine) enter(ctx context.Context, s *stream) *turnLoop {
+	e.loadState(ctx)
+	e.mu.Lock()
+	mode := e.mode
+	if e.status != planning.StatusExecuting {
+		e.status = planning.StatusRunning
+	}
+	e.mu.Unlock()
+	gate := planning.GateFor(mode, e.readOnly...)
+	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate)}
+}
+
+// leave settles the status of a loop that ended without submitting a plan
+// and saves the planning state.
+func (e *Engine) leave(ctx context.Context) {
+	e.mu.Lock()
+	if e.status == planning.StatusRunning {
+		e.status = planning.StatusIdle
+	}
+	e.mu.Unlock()
+	e.saveState(ctx)
+}
+
+// addPrompt appends the user's prompt (wrapped in Plan mode) before the
+// first model call, so a failure later loses nothing.
+func (l *turnLoop) addPrompt(ctx context.Context, prompt string) error {
+	if l.mode == planning.ModePlan {
+		prompt = planning.PlanPrompt(prompt)
+	}
+	if err := l.e.repairHistory(ctx); err != nil {
+		return err
+	}
+	return l.e.appendMessage(ctx, llm.Message{Role: llm.RoleUser, Content: prompt})
+}
+
+// request builds the next model call from the effective history.
+func (l *turnLoop) request() llm.Request {
+	return llm.Request{
+		Model:    l.e.cfg.model,
+		System:   l.e.cfg.system,
+		Messages: l.e.effectiveHistory(),
+		Tools:    l.defs,
+	}
+}
+
+// callModel streams one model call, forwarding text and reasoning as
+// deltas, and reports the whole message and the usage once it completes.
+// On failure the partial response is returned with the error.
+func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response, error) {
+	var acc llm.Accumulator
+	complete := false
+	for c, err := range l.e.provider.Stream(ctx, req) {
+		if err != nil {
+			return acc.Response(), err
+		}
+		acc.Add(c)
+		ok := true
+		switch c.Kind {
+		case llm.ChunkText:
+			ok = l.s.emit(TextDelta{Text: c.Text})
+		case llm.ChunkReasoning:
+			ok = l.s.emit(ReasoningDelta{Text: c.Text})
+		case llm.ChunkStop:
+			complete = true
+		}
+		if !ok {
+			return acc.Response(), context.Canceled
+		}
+	}
+	resp := acc.Response()
+	if err := ctx.Err(); err != nil && !complete {
+		return resp, err
+	}
+	if resp.Message.Content != "" {
+		l.text = resp.Message.Content
+		l.s.emit(Text{Text: resp.Message.Content})
+	}
+	l.s.emit(l.e.usageUpdate(resp.Usage))
+	return resp, nil
+}
+
+// modelFailed ends a loop whose model call failed or was cancelled. The
+// partial text already streamed is kept in the history; tool calls of an
+// unfinished message are dropped since none of them ran.
+func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error) (RunStatus, error) {
+	partial := resp.Message
+	partial.ToolCalls = nil
+	if partial.Content != "" || partial.Reasoning != "" {
+		if perr := l.e.appendMessage(ctx, partial); perr != nil {
+			l.e.log.Warn("agent: could not save the partial answer", "err", perr)
+		}
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return StatusCancelled, err
+	}
+	return StatusError, fmt.Errorf("agent: the model call failed: %w", err)
+}
+
+// finish decides how a loop whose model stopped calling tools ends. A Plan
+// run that leaves active todos without calling submit_plan has still made a
+// plan: it is submitted on the model's behalf (the seeds' fallback).
+func (l *turnLoop) finish() RunStatus {
+	if l.mode != planning.ModePlan || l.e.Status() == planning.StatusAwaitingApproval {
+		return StatusCompleted
+	}
+	todos := l.e.todos.Read()
+	if _, active, _ := planning.Progress(todos); active == 0 {
+		return StatusCompleted
+	}
+	plan := planning.FallbackPlan(todos, l.text)
+	l.e.submit(plan)
+	l.s.emit(PlanSubmitted{Plan: *clonePlan(&plan)})
+	return StatusAwaitingApproval
+}
+
+// submit records a plan awaiting approval (submit_plan's callback and the
+// fallback).
+func (e *Engine) submit(p planning.Plan) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.plan = clonePlan(&p)
+	e.status = planning.StatusAwaitingApproval
+}
+
+// started is the SessionStarted event of the current session.
+func (e *Engine) started() SessionStarted {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return SessionStarted{SessionID: e.sess.ID, Workdir: e.cfg.workdir, Mode: e.mode}
+}
+
+// title derives a session title from the first prompt: its first non-empty
+// line, capped.
+func title(prompt string) string {
+	for line := range strings.Lines(prompt) {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		r := []rune(line)
+		if len(r) > titleMax {
+			return string(r[:titleMax-1]) + "…"
+		}
+		return line
+	}
+	return "untitled"
+}

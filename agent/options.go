@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/tool"
+)
+
+// Defaults of an Engine.
+const (
+	DefaultMaxTurns = 50
+	// titleMax caps a session title taken from the first prompt, in runes.
+	titleMax = 80
+)
+
+// Option configures an Engine.
+type Option func(*config)
+
+type config struct {
+	model          string
+	modelLabel     string
+	system         string
+	tools          []tool.Tool
+	store          session.Store
+	sessionID      string
+	workdir        string
+	home           string
+	maxTurns       int
+	toolTimeout    time.Duration
+	maxToolOutput  int
+	contextWindow  int
+	compactor      *compact.Compactor
+	evidenceGate   bool
+	stallThreshold int
+	maxExecRounds  int
+	mode           planning.Mode
+	modeSet        bool
+	logger         *slog.Logger
+	now            func() time.Time
+}
+
+// WithModel sets the model name sent in requests (without the "provider/"
+// prefix).
+func WithModel(name string) Option { return func(c *config) { c.model = name } }
+
+// WithModelLabel sets the "provider/model" label stored with the session.
+// It defaults to "<provider name>/<model>".
+func WithModelLabel(label string) Option { return func(c *config) { c.modelLabel = label } }
+
+// WithSystemPrompt replaces the default system prompt (DefaultSystemPrompt).
+func WithSystemPrompt(s string) Option { return func(c *config) { c.system = s } }
+
+// WithTools adds tools the model may call. The engine adds todo_write and
+// submit_plan itself.
+func WithTools(ts ...tool.Tool) Option {
+	return func(c *config) { c.tools = append(c.tools, ts...) }
+}
+
+// WithStore persists sessions, messages and planning state. Without a store
+// the engine keeps everything in memory.
+func WithStore(s session.Store) Option { return func(c *config) { c.store = s } }
+
+// WithSession resumes the stored session with this id (or unique id
+// prefix): its history, todos, plan and status are loaded by New.
+func WithSession(id string) Option { return func(c *config) { c.sessionID = id } }
+
+// WithWorkdir sets the directory the agent works in (default: the current
+// directory). It decides where plan files land.
+func WithWorkdir(dir string) Option { return func(c *config) { c.workdir = dir } }
+
+// WithHome sets harness9's data directory, where plans and task directories
+// land when the workdir is not a git repository (default $HARNESS9_HOME or
+// ~/.harness9).
+func WithHome(dir string) Option { return func(c *config) { c.home = dir } }
+
+// WithMaxTurns caps the model calls of one run (default DefaultMaxTurns).
+func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }
+
+// WithToolTimeout sets the default per-call tool timeout
+// (tool.DefaultTimeout when unset).
+func WithToolTimeout(d time.Duration) Option { return func(c *config) { c.toolTimeout = d } }
+
+// WithMaxToolOutput caps, in bytes, a tool result sent to the model
+// (tool.DefaultMaxOutput when unset).
+func WithMaxToolOutput(n int) Option { return func(c *config) { c.maxToolOutput = n } }
+
+// WithContextWindow overrides the model's context window in tokens
+// (default llm.ContextWindow(model)).
+func WithContextWindow(n int) Option { return func(c *config) { c.contextWindow = n } }
+
+// WithCompactor enables automatic compaction before model calls whose
+// context passes the compactor's threshold, and manual Compact.
+func WithCompactor(cp *compact.Compactor) Option { return func(c *config) { c.compactor = cp } }
+
+// WithEvidenceGate turns todo_write's evidence gate on or off (default on):
+// an item may become completed only after a real tool call since the last
+// todo_write.
+func WithEvidenceGate(on bool) Option { return func(c *config) { c.evidenceGate = on } }
+
+// WithStallThreshold sets how many auto-execution rounds without a newly
+// completed item stop execution as stalled (planning's default 3).
+func WithStallThreshold(n int) Option { return func(c *config) { c.stallThreshold = n } }
+
+// WithMaxExecRounds caps the rounds of one auto-execution (planning's
+// default).
+func WithMaxExecRounds(n int) Option { return func(c *config) { c.maxExecRounds = n } }
+
+// WithMode sets the initial mode. A resumed session keeps its stored mode
+// unless this option is given.
+func WithMode(m planning.Mode) Option {
+	return func(c *config) { c.mode = m; c.modeSet = true }
+}
+
+// WithLogger receives diagnostics that are not sent to the model (plan
+// files that could not be written, state that could not be saved).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithClock replaces time.Now for timestamps in plan file and task
+// directory names.
+func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }

@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+)
+
+// Store writes use a context detached from the run's cancellation: the
+// partial answer and the state of a cancelled run must still be saved.
+func detached(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
+
+// ensureSession creates the session on the first run of a new engine.
+func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sess != nil {
+		e.syncSessionModeLocked(ctx)
+		return nil
+	}
+	s := &session.Session{Workdir: e.cfg.workdir, Model: e.cfg.modelLabel, Title: title(prompt), Mode: e.mode}
+	if e.cfg.store == nil {
+		s.ID = newID()
+	} else if err := e.cfg.store.Create(detached(ctx), s); err != nil {
+		return fmt.Errorf("agent: could not create the session: %w", err)
+	}
+	e.sess = s
+	return nil
+}
+
+// syncSessionMode records the current mode in the session row, so a
+// resumed session starts in the mode it was left in.
+func (e *Engine) syncSessionMode(ctx context.Context) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.syncSessionModeLocked(ctx)
+}
+
+func (e *Engine) syncSessionModeLocked(ctx context.Context) {
+	if e.sess == nil || e.sess.Mode == e.mode || e.cfg.store == nil {
+		return
+	}
+	e.sess.Mode = e.mode
+	if err := e.cfg.store.Update(detached(ctx), *e.sess); err != nil {
+		e.log.Warn("agent: could not save the session's mode", "err", err)
+	}
+}
+
+// newID returns a random session id for engines without a store.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// resume loads a stored session: metadata, history and planning state.
+func (e *Engine) resume(ctx context.Context, id string) error {
+	st := e.cfg.store
+	s, err := st.Get(ctx, id)
+	if err != nil {
+		return fmt.Errorf("agent: cannot resume session %q: %w", id, err)
+	}
+	msgs, err := st.Messages(ctx, s.ID)
+	if err != nil {
+		return fmt.Errorf("agent: cannot load the history of session %s: %w", s.ID, err)
+	}
+	state, err := st.LoadState(ctx, s.ID)
+	if err != nil {
+		return fmt.Errorf("agent: cannot load the planning state of session %s: %w", s.ID, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sess = &s
+	e.history = msgs
+	if !e.cfg.modeSet {
+		e.mode = s.Mode
+	}
+	e.applyStateLocked(state)
+	return nil
+}
+
+// loadState reloads the planning state saved for the session, so each loop
+// starts from what the store holds (seed 000: todos load at loop start).
+func (e *Engine) loadState(ctx context.Context) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cfg.store == nil || e.sess == nil {
+		return
+	}
+	st, err := e.cfg.store.LoadState(detached(ctx), e.sess.ID)
+	if err != nil {
+		e.log.Warn("agent: could not load the planning state; using the one in memory", "err", err)
+		return
+	}
+	e.applyStateLocked(st)
+}
+
+func (e *Engine) applyStateLocked(st session.State) {
+	e.todos.Write(st.Todos)
+	e.evidence.Set(st.Evidence)
+	e.status = st.Status
+	if e.status == "" || e.status == planning.StatusRunning {
+		// State is only loaded while no loop runs: "running" is what a
+		// process killed mid-run left behind.
+		e.status = planning.StatusIdle
+	}
+	e.plan = clonePlan(st.Plan)
+	e.taskDir = st.TaskDir
+	e.planFile = st.PlanFile
+	e.compaction = nil
+	if st.Compaction != nil {
+		c := *st.Compaction
+		e.compaction = &c
+	}
+}
+
+// saveState writes the planning state; failures are logged (the run's
+// outcome does not change because its bookkeeping could not be saved).
+func (e *Engine) saveState(ctx context.Context) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cfg.store == nil || e.sess == nil {
+		return
+	}
+	st := session.State{
+		Todos:    e.todos.Read(),
+		Evidence: e.evidence.Count(),
+		Status:   e.status,
+		Plan:     clonePlan(e.plan),
+		TaskDir:  e.taskDir,
+		PlanFile: e.planFile,
+	}
+	if e.compaction != nil {
+		c := *e.compaction
+		st.Compaction = &c
+	}
+	if err := e.cfg.store.SaveState(detached(ctx), e.sess.ID, st); err != nil {
+		e.log.Error("agent: could not save the planning state", "session", e.sess.ID, "err", err)
+	}
+}
+
+// appendMessage adds m to the history and the store. A store failure is
+// returned: a run that cannot record what it does should stop.
+func (e *Engine) appendMessage(ctx context.Context, m llm.Message) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cfg.store != nil && e.sess != nil {
+		if err := e.cfg.store.AppendMessage(detached(ctx), e.sess.ID, m); err != nil {
+			return fmt.Errorf("agent: could not save a message to session %s: %w", e.sess.ID, err)
+		}
+	}
+	e.history = append(e.history, m)
+	return nil
+}
+
+// repairHistory answers tool calls left without a result by a run that was
+// killed mid-tool, so the history stays valid for every provider.
+func (e *Engine) repairHistory(ctx context.Context) error {
+	for _, call := range e.danglingCalls() {
+		msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, IsError: true,
+			Content: "interrupted: the previous run ended before this call finished; check its effects before retrying"}
+		if err := e.appendMessage(ctx, msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) danglingCalls() []llm.ToolCall {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	last := -1
+	for i := len(e.history) - 1; i >= 0; i-- {
+		if e.history[i].Role == llm.RoleAssistant {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	answered := map[string]bool{}
+	for _, m := range e.history[last+1:] {
+		if m.Role == llm.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var out []llm.ToolCall
+	for _, c := range e.history[last].ToolCalls {
+		if !answered[c.ID] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// effectiveHistory is what the model sees: the compaction summary standing
+// in for the messages it covers, then the rest verbatim. The returned slice
+// must not be appended to in place; its capacity is capped to guarantee it.
+func (e *Engine) effectiveHistory() []llm.Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.effectiveLocked()
+}
+
+func (e *Engine) effectiveLocked() []llm.Message {
+	if !e.summaryActiveLocked() {
+		return e.history[:len(e.history):len(e.history)]
+	}
+	rest := e.history[e.compaction.Covered:]
+	out := make([]llm.Message, 0, len(rest)+1)
+	out = append(out, compact.SummaryMessage(e.compaction.Summary))
+	return append(out, rest...)
+}
+
+// summaryActiveLocked reports whether a stored compaction summary stands in
+// for the start of the history.
+func (e *Engine) summaryActiveLocked() bool {
+	return e.compaction != nil && e.compaction.Covered > 0 && e.compaction.Covered <= len(e.history)
+}

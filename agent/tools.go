@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
+)
+
+// buildRegistry registers the user's tools, then todo_write and
+// submit_plan, and notes which tools are read-only (they stay visible in
+// Plan mode).
+func (e *Engine) buildRegistry() error {
+	e.registry = tool.NewRegistry(tool.WithTimeout(e.cfg.toolTimeout), tool.WithMaxOutput(e.cfg.maxToolOutput))
+	if err := e.registry.Register(e.cfg.tools...); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	twOpts := []planning.TodoWriteOption{planning.WithPlanWriter(planWriter{e}), planning.WithLogger(e.log)}
+	if e.cfg.evidenceGate {
+		twOpts = append(twOpts, planning.WithEvidence(e.evidence))
+	}
+	err := e.registry.Register(
+		planning.NewTodoWriteTool(e.todos, twOpts...),
+		planning.NewSubmitPlanTool(e.todos, e.submit,
+			planning.WithSubmitEvidence(e.evidence), planning.WithSubmitPlanWriter(planWriter{e})),
+	)
+	if err != nil {
+		return fmt.Errorf("agent: %w (todo_write and submit_plan are provided by the engine)", err)
+	}
+	for _, t := range e.cfg.tools {
+		if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
+			e.readOnly = append(e.readOnly, t.Name())
+		}
+	}
+	return nil
+}
+
+// planWriter keeps the plan files in step with every todo_write: the
+// session's plans/<ts>-<id8>.md and, while an approved plan executes, the
+// task directory's TODO.md. Failures are logged and never reach the model
+// (fail-open, seed 000).
+type planWriter struct{ e *Engine }
+
+// Write implements planning.PlanWriter.
+func (w planWriter) Write(todos []planning.TodoItem) error {
+	e := w.e
+	e.mu.Lock()
+	if e.planFile == "" && e.sess != nil {
+		e.planFile = planning.NewFilePlanWriter(e.planBase(), e.sess.ID, e.cfg.now()).Path()
+	}
+	path, taskDir, status := e.planFile, e.taskDir, e.status
+	var title string
+	if e.plan != nil {
+		title = e.plan.Title
+	}
+	e.mu.Unlock()
+	if path != "" {
+		if err := planning.OpenFilePlanWriter(path).Write(todos); err != nil {
+			e.log.Warn("agent: could not write the session plan file", "path", path, "err", err)
+		}
+	}
+	if taskDir != "" && (status == planning.StatusExecuting || status == planning.StatusStalled) {
+		if err := planning.NewTodoFileWriter(taskDir, title).Write(todos); err != nil {
+			e.log.Warn("agent: could not write TODO.md", "task_dir", taskDir, "err", err)
+		}
+	}
+	return nil
+}
+
+// planBase is where plan files and task directories land.
+func (e *Engine) planBase() string { return planning.PlanBase(e.cfg.workdir, e.cfg.home) }
+
+// runTools runs the calls of one assistant message and records every
+// result in call order. Consecutive read-only calls run concurrently. It
+// reports whether a tool ended the turn (submit_plan). Calls left unrun by
+// cancellation or by an ended turn still get an error result, so every call
+// in the history has its answer.
+func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn bool, err error) {
+	i := 0
+	for i < len(calls) && ctx.Err() == nil && !endTurn {
+		j := i + 1
+		if l.isReadOnly(calls[i].Name) {
+			for j < len(calls) && l.isReadOnly(calls[j].Name) {
+				j++
+			}
+		}
+		group := calls[i:j]
+		for _, c := range group {
+			l.s.emit(ToolCall{ID: c.ID, Name: c.Name, Input: c.Input})
+		}
+		var results []tool.Result
+		if len(group) == 1 {
+			results = []tool.Result{l.execute(ctx, group[0])}
+		} else {
+			results = l.e.registry.ExecuteBatch(ctx, l.gate, group)
+		}
+		for k, res := range results {
+			if err := l.record(ctx, group[k], res); err != nil {
+				return false, err
+			}
+			endTurn = endTurn || (res.EndTurn && !res.IsError)
+		}
+		i = j
+	}
+	for _, c := range calls[i:] {
+		reason := "cancelled: the run was stopped before this call ran"
+		if endTurn {
+			reason = "not run: an earlier call in this message ended the turn"
+		}
+		l.s.emit(ToolCall{ID: c.ID, Name: c.Name, Input: c.Input})
+		if err := l.record(ctx, c, tool.Errorf("%s", reason)); err != nil {
+			return false, err
+		}
+	}
+	return endTurn, nil
+}
+
+func (l *turnLoop) isReadOnly(name string) bool {
+	t, ok := l.e.registry.Lookup(name)
+	if !ok {
+		return false
+	}
+	ro, ok := t.(tool.ReadOnly)
+	return ok && ro.ReadOnly()
+}
+
+// execute runs one call, asking the user first when the mode requires it.
+func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
+	if l.needsApproval(call) {
+		if res, ok := l.askUser(ctx, call); !ok {
+			return res
+		}
+	}
+	return l.e.registry.Execute(ctx, l.gate, call)
+}
+
+// record appends a tool result to the history and reports it, then does the
+// planning bookkeeping: the evidence counter for real work, the todo list
+// after todo_write and submit_plan, and the plan after submit_plan.
+func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Result) error {
+	msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, IsError: res.IsError}
+	if err := l.e.appendMessage(ctx, msg); err != nil {
+		return err
+	}
+	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output})
+	if planning.CountsAsEvidence(call.Name, res) {
+		l.e.evidence.Record()
+	}
+	if res.IsError || (call.Name != planning.TodoWriteName && call.Name != planning.SubmitPlanName) {
+		return nil
+	}
+	// The todo list changed: save it now rather than only when the loop
+	// ends, so a process killed mid-run keeps it.
+	l.e.saveState(ctx)
+	l.s.emit(Todos{Items: l.e.todos.Read()})
+	if call.Name == planning.SubmitPlanName {
+		if p := l.e.Plan(); p != nil {
+			l.s.emit(PlanSubmitted{Plan: *p})
+		}
+	}
+	return nil
+}
