@@ -117,9 +117,60 @@ func (e *Engine) CancelPlan() error {
 	return nil
 }
 
-// execute drives auto-execution. It is wired to planning.Executor as soon
-// as that lands; until then approval stops after creating the task dir.
+// execute drives planning.Executor: each round is one loop over the exec
+// prompt; the executor decides from the todo list whether to go on.
 func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatus, error) {
-	_, _, _ = ctx, s, resumed
-	return StatusError, errors.New("agent: auto-execution is not available yet")
+	round := func(ctx context.Context, prompt string) error {
+		status, err := e.loop(ctx, s, prompt)
+		switch {
+		case s.stopped:
+			return context.Canceled
+		case status == StatusCancelled, status == StatusError:
+			if err == nil {
+				err = errors.New(string(status))
+			}
+			return err
+		}
+		return nil
+	}
+	opts := []planning.ExecutorOption{planning.WithObserver(execObserver{s})}
+	if e.cfg.stallThreshold > 0 {
+		opts = append(opts, planning.WithStallThreshold(e.cfg.stallThreshold))
+	}
+	if e.cfg.maxExecRounds > 0 {
+		opts = append(opts, planning.WithMaxRounds(e.cfg.maxExecRounds))
+	}
+	if resumed {
+		opts = append(opts, planning.AsContinuation())
+	}
+	outcome, err := planning.NewExecutor(round, e.todos.Read, opts...).Run(ctx)
+	if err != nil {
+		e.saveState(ctx)
+		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			return StatusCancelled, err
+		}
+		return StatusError, err
+	}
+	e.mu.Lock()
+	result := StatusCompleted
+	if outcome == planning.ExecStalled {
+		e.status = planning.StatusStalled
+		result = StatusStalled
+	} else {
+		e.status = planning.StatusIdle
+	}
+	e.mu.Unlock()
+	e.saveState(ctx)
+	return result, nil
 }
+
+// execObserver turns the executor's progress into events.
+type execObserver struct{ s *stream }
+
+// Round implements planning.Observer.
+func (o execObserver) Round(round, done, total int) {
+	o.s.emit(ExecRound{Round: round, Done: done, Total: total})
+}
+
+// Stalled implements planning.Observer.
+func (o execObserver) Stalled(rounds int) { o.s.emit(Stalled{Rounds: rounds}) }

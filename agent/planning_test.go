@@ -194,7 +194,6 @@ func planned(t *testing.T, h *harness, steps ...string) *agent.Engine {
 }
 
 func TestApproveExecutesToCompletion(t *testing.T) {
-	t.Skip("TEMP: waiting for planning.Executor")
 	h := newHarness(t)
 	eng := planned(t, h, "create a.txt", "create b.txt")
 	h.p.Add(
@@ -255,7 +254,6 @@ func TestApproveExecutesToCompletion(t *testing.T) {
 }
 
 func TestStallAfterThreeRoundsWithoutProgress(t *testing.T) {
-	t.Skip("TEMP: waiting for planning.Executor")
 	h := newHarness(t)
 	eng := planned(t, h, "one", "two", "three", "four")
 	// Every round flips one more item to in_progress and stops: the pending
