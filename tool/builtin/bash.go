@@ -174,7 +174,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	case errors.As(err, &exitErr):
 		ws := exitErr.Sys().(syscall.WaitStatus)
 		if ws.Signaled() {
-			fmt.Fprintf(&res, "killed by signal %s", ws.Signal())
+			fmt.Fprintf(&res, "killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
 		} else {
 			fmt.Fprintf(&res, "exit code: %d", ws.ExitStatus())
 		}

@@ -1,0 +1,160 @@
+//go:build unix
+
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gone reports, waiting up to a few seconds for the kernel to reap it,
+// whether process pid no longer runs (a zombie counts as gone).
+func gone(t *testing.T, pid int) bool {
+	t.Helper()
+	for range 250 {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return true
+		}
+		// Field 3, after "pid (comm)", is the state.
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// firstPID returns the number on the first line of out.
+func firstPID(t *testing.T, out string) int {
+	t.Helper()
+	line, _, _ := strings.Cut(out, "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatalf("no pid at the start of the output %q", out)
+	}
+	return pid
+}
+
+func requireProc(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc")
+	}
+}
+
+func TestBashOutputAndExitCode(t *testing.T) {
+	ws, root := newWS(t)
+	b := NewBash(ws)
+	if out := ok(t, b, BashInput{Command: "pwd; echo to-stderr >&2"}); out != root+"\nto-stderr\nexit code: 0" {
+		t.Errorf("output = %q", out)
+	}
+	out := fails(t, b, BashInput{Command: "echo partial; exit 3"}, "partial\n", "exit code: 3")
+	if !strings.HasSuffix(out, "exit code: 3") {
+		t.Errorf("exit code not last: %q", out)
+	}
+	if out := ok(t, b, BashInput{Command: "true"}); out != "(no output)\nexit code: 0" {
+		t.Errorf("no output = %q", out)
+	}
+	if out := ok(t, b, BashInput{Command: "printf no-newline"}); out != "no-newline\nexit code: 0" {
+		t.Errorf("no trailing newline = %q", out)
+	}
+	fails(t, b, BashInput{Command: "kill -9 $$"}, "killed by signal 9 (killed)")
+	fails(t, b, BashInput{Command: "  "}, "command is required")
+	fails(t, b, BashInput{Command: "true", TimeoutSecs: -1}, "negative")
+}
+
+func TestBashOutputCap(t *testing.T) {
+	ws, _ := newWS(t)
+	out := ok(t, NewBash(ws, WithMaxOutput(1000)), BashInput{Command: "seq 1 100000"})
+	if !strings.HasPrefix(out, "1\n2\n3\n") || !strings.Contains(out, "99999\n100000\nexit code: 0") ||
+		!strings.Contains(out, "bytes of output cut here") || len(out) > 1200 {
+		t.Errorf("capped output (%d bytes): %q ... %q", len(out), out[:30], out[len(out)-60:])
+	}
+}
+
+func TestBashTimeoutKillsGrandchild(t *testing.T) {
+	requireProc(t)
+	ws, _ := newWS(t)
+	b := NewBash(ws, WithKillGrace(200*time.Millisecond))
+	// The inner bash is a child of the outer one; its sleep a grandchild.
+	out := fails(t, b, BashInput{Command: `bash -c 'sleep 300 & echo $!; wait'`, TimeoutSecs: 1},
+		"timed out after 1s", "killed")
+	if pid := firstPID(t, out); !gone(t, pid) {
+		t.Errorf("grandchild sleep %d survived the timeout", pid)
+	}
+}
+
+func TestBashTimeoutEscalatesToSIGKILL(t *testing.T) {
+	requireProc(t)
+	ws, _ := newWS(t)
+	b := NewBash(ws, WithKillGrace(200*time.Millisecond))
+	out := fails(t, b, BashInput{Command: `trap '' TERM; sleep 300 & echo $!; wait`, TimeoutSecs: 1}, "timed out")
+	if pid := firstPID(t, out); !gone(t, pid) {
+		t.Errorf("sleep %d ignoring SIGTERM survived", pid)
+	}
+}
+
+func TestBashCancelKillsGroup(t *testing.T) {
+	requireProc(t)
+	ws, _ := newWS(t)
+	b := NewBash(ws, WithKillGrace(200*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	raw, _ := json.Marshal(BashInput{Command: `bash -c 'sleep 300 & echo $!; wait'`})
+	res, err := b.Execute(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(res.Output, "cancelled") {
+		t.Fatalf("cancelled command: %+v", res)
+	}
+	if pid := firstPID(t, res.Output); !gone(t, pid) {
+		t.Errorf("sleep %d survived the cancellation", pid)
+	}
+}
+
+func TestBashBackgroundProcessDoesNotBlock(t *testing.T) {
+	ws, _ := newWS(t)
+	// The background sleep keeps the output pipe open; the call still
+	// returns once the shell is done (after a short wait for output).
+	out := ok(t, NewBash(ws), BashInput{Command: "sleep 3 & echo started", TimeoutSecs: 60})
+	if !strings.HasPrefix(out, "started\nexit code: 0") {
+		t.Errorf("output = %q", out)
+	}
+}
+
+func TestBashTimeoutOverride(t *testing.T) {
+	ws, _ := newWS(t)
+	b := NewBash(ws, WithKillGrace(time.Second))
+	for in, want := range map[string]time.Duration{
+		`{"command":"x"}`:                   bashDefaultTimeout + time.Second + bashPipeWait,
+		`{"command":"x","timeout_secs":5}`:   5*time.Second + time.Second + bashPipeWait,
+		`{"command":"x","timeout_secs":900}`: bashMaxTimeout + time.Second + bashPipeWait,
+		`not json`:                          0,
+	} {
+		if got := b.Timeout(json.RawMessage(in)); got != want {
+			t.Errorf("Timeout(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	w := newHeadTail(10)
+	for _, s := range []string{"abc", "defgh", "ijklmnop", "qrstuvwxyz"} {
+		w.Write([]byte(s))
+	}
+	if got, want := w.String(), "abcde\n[... 16 bytes of output cut here ...]\nvwxyz"; got != want {
+		t.Errorf("headTail = %q, want %q", got, want)
+	}
+	w = newHeadTail(10)
+	w.Write([]byte("short"))
+	w.Write([]byte("er"))
+	if got := w.String(); got != "shorter" {
+		t.Errorf("headTail under the cap = %q", got)
+	}
+}
