@@ -166,7 +166,7 @@ func harmlessSink(path string) bool {
 // word is the statically known value of a shell word.
 type word struct {
 	value string
-	glob  bool // contains unquoted *, ? or [ and may expand to other words
+	glob  bool // unquoted glob or brace-expansion characters: may expand to other words
 }
 
 // literal returns the value a word has after quote removal, when that value
@@ -177,7 +177,7 @@ func literal(w *syntax.Word) (word, bool) {
 		return word{}, false
 	}
 	var out word
-	var b strings.Builder
+	var b, unquoted strings.Builder
 	for _, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
@@ -185,6 +185,7 @@ func literal(w *syntax.Word) (word, bool) {
 			if strings.ContainsAny(p.Value, "*?[") {
 				out.glob = true
 			}
+			unquoted.WriteString(p.Value)
 			b.WriteString(v)
 		case *syntax.SglQuoted:
 			if p.Dollar {
@@ -205,6 +206,12 @@ func literal(w *syntax.Word) (word, bool) {
 		default:
 			return word{}, false
 		}
+	}
+	// Brace expansion ({-del"ete",} becomes -delete) happens before quote
+	// removal, so a word with an unquoted { and , or .. may expand to other
+	// words, like a glob.
+	if u := unquoted.String(); strings.Contains(u, "{") && (strings.Contains(u, ",") || strings.Contains(u, "..")) {
+		out.glob = true
 	}
 	out.value = b.String()
 	return out, true
