@@ -3,9 +3,11 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -312,5 +314,74 @@ func TestPlanFilesLandInTheWorkdir(t *testing.T) {
 	}
 	if b, err := os.ReadFile(pf); err != nil || !strings.Contains(string(b), "look around") {
 		t.Errorf("plan file: %q, %v", b, err)
+	}
+}
+
+func TestReadOnlyCallsRunConcurrently(t *testing.T) {
+	// Each call waits until both have started, so they finish only if the
+	// engine runs them at the same time; results still come in call order.
+	var started sync.WaitGroup
+	started.Add(2)
+	meet := tool.New("meet", "waits for its twin", func(ctx context.Context, in struct {
+		Name string `json:"name"`
+	}) (tool.Result, error) {
+		started.Done()
+		waited := make(chan struct{})
+		go func() { started.Wait(); close(waited) }()
+		select {
+		case <-waited:
+			return tool.Text("met " + in.Name), nil
+		case <-ctx.Done():
+			return tool.Errorf("ran alone"), nil
+		}
+	}, tool.AsReadOnly())
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("meet", map[string]string{"name": "a"}), scripted.Call("meet", map[string]string{"name": "b"}))},
+		scripted.Turn{Text: "both met"},
+	)
+	h.extra = []tool.Tool{meet}
+	eng := h.engine(agent.WithToolTimeout(time.Minute))
+	evs := drain(t, eng.Run(context.Background(), "meet"))
+	wantDone(t, evs, agent.StatusCompleted)
+	res := resultsOf(evs)
+	if len(res) != 2 || res[0].Output != "met a" || res[1].Output != "met b" {
+		t.Fatalf("results = %+v", res)
+	}
+}
+
+// panicProvider panics inside Stream, a bug in the engine's own path.
+type panicProvider struct{ scripted.Provider }
+
+func (*panicProvider) Stream(context.Context, llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(func(llm.Chunk, error) bool) { panic("provider bug") }
+}
+
+func TestPanicInTheLoopEndsWithErrorAndSavesState(t *testing.T) {
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "survive", planning.TodoPending)))},
+		scripted.Turn{Text: "noted"},
+	)
+	first := h.engine()
+	wantDone(t, drain(t, first.Run(context.Background(), "remember")), agent.StatusCompleted)
+
+	eng, err := agent.New(&panicProvider{}, agent.WithStore(h.store), agent.WithSession(first.SessionID()),
+		agent.WithWorkdir(h.dir), agent.WithHome(h.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, eng.Run(context.Background(), "crash"))
+	d := wantDone(t, evs, agent.StatusError)
+	if d.Err == nil || !strings.Contains(d.Err.Error(), "provider bug") {
+		t.Errorf("Done.Err = %v", d.Err)
+	}
+	if eng.Status() != planning.StatusIdle {
+		t.Errorf("status after a panic = %s", eng.Status())
+	}
+	again := h.engine(agent.WithSession(first.SessionID()))
+	if todos := again.Todos(); len(todos) != 1 {
+		t.Errorf("todos after a panic = %+v", todos)
+	}
+	if msgs := again.History(); msgs[len(msgs)-1].Content != "crash" {
+		t.Errorf("the prompt of the crashed run was not stored: %+v", msgs[len(msgs)-1])
 	}
 }

@@ -149,7 +149,7 @@ func (p *HistoryProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2
 			yield(llm.Chunk{}, fmt.Errorf("scripted: turn %s does not match the request; %s", label(t, n+1), describe(req)))
 			return
 		}
-		play(ctx, t, n+1, yield)
+		play(ctx, resolve(t, req), n+1, yield)
 	}
 }
 

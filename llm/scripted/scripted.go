@@ -161,11 +161,16 @@ func (p *Provider) take(req llm.Request) (Turn, int, error) {
 		return Turn{}, 0, fmt.Errorf("scripted: turn %s does not match request %d; %s", label(t, index), n, describe(req))
 	}
 	p.next++
+	return resolve(t, req), index, nil
+}
+
+// resolve applies a turn's Respond function, if any, to the request.
+func resolve(t Turn, req llm.Request) Turn {
 	if t.Respond != nil {
 		r := t.Respond(cloneRequest(req))
 		t.Text, t.Reasoning, t.Calls, t.Usage, t.Stop, t.Err = r.Text, r.Reasoning, r.Calls, r.Usage, r.Stop, r.Err
 	}
-	return t, index, nil
+	return t
 }
 
 // play streams one turn. It stops when the consumer stops or ctx ends.
