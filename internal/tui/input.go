@@ -39,6 +39,14 @@ func newInput() input {
 	return input{ta: ta}
 }
 
+// setAccent colours the prompt bar with the mode's accent.
+func (in *input) setAccent(st lipgloss.Style) {
+	styles := in.ta.Styles()
+	styles.Focused.Prompt = st
+	styles.Blurred.Prompt = st
+	in.ta.SetStyles(styles)
+}
+
 func (in *input) setWidth(w int) { in.ta.SetWidth(max(w, 10)) }
 
 func (in *input) value() string { return in.ta.Value() }

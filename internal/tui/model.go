@@ -94,6 +94,7 @@ func newModel(ctx context.Context, opts Options) *model {
 	if opts.InitialPrompt != "" {
 		m.in.setValue(opts.InitialPrompt)
 	}
+	m.setModeLocal(m.mode)
 	m.layout()
 	return m
 }

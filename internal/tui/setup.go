@@ -68,7 +68,8 @@ func (m *model) handleDemoReady(msg demoReadyMsg) tea.Cmd {
 	if opts.Now == nil {
 		opts.Now = m.now
 	}
-	m.opts, m.setup, m.mode = opts, nil, opts.InitialMode
+	m.opts, m.setup = opts, nil
+	m.setModeLocal(opts.InitialMode)
 	if opts.ContextWindow > 0 {
 		m.ctxWindow = opts.ContextWindow
 	}

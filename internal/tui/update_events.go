@@ -16,6 +16,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 	switch ev := ev.(type) {
 	case agent.SessionStarted:
 		m.sessionID = ev.SessionID
+		m.setModeLocal(ev.Mode) // the mode this run actually uses
 	case agent.TextDelta:
 		if m.stream == nil {
 			m.stream = m.tr.add(&block{kind: blockAssistant, streaming: true})
@@ -126,7 +127,7 @@ func (m *model) handleStreamEnd() tea.Cmd {
 		m.hint = ""
 	}
 	if m.eng != nil {
-		m.mode = m.eng.Mode()
+		m.setModeLocal(m.eng.Mode())
 	}
 	if m.plan != nil {
 		m.tr.add(&block{kind: blockPlan, plan: m.plan})
@@ -152,7 +153,7 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 		m.eng.SetMode(m.mode)
 		m.welcome()
 	} else {
-		m.mode = m.eng.Mode()
+		m.setModeLocal(m.eng.Mode())
 		m.replay(msg.history)
 		m.note("Resumed session " + shortID(m.sessionID) + ".")
 	}
@@ -174,6 +175,9 @@ func (m *model) welcome() {
 		text += "\nworkdir: " + m.opts.Workdir
 	}
 	text += "\nShift+Tab switches mode (Plan Mode explores read-only and asks you to approve a plan) · /help lists commands"
+	if m.in.value() != "" {
+		text += "\nThe prompt below is ready — press Enter to send it."
+	}
 	m.tr.add(&block{kind: blockNotice, text: text})
 	m.tr.add(&block{kind: blockNotice, text: ""})
 }

@@ -138,10 +138,16 @@ func (m *model) send(prompt string) tea.Cmd {
 // setMode changes the mode for the next run (a running loop keeps its
 // snapshot; the engine decides).
 func (m *model) setMode(md planning.Mode) {
-	m.mode = md
+	m.setModeLocal(md)
 	if m.eng != nil {
 		m.eng.SetMode(md)
 	}
+}
+
+// setModeLocal changes what the TUI shows, not the engine.
+func (m *model) setModeLocal(md planning.Mode) {
+	m.mode = md
+	m.in.setAccent(themeFor(md).accent)
 }
 
 func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
