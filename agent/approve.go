@@ -121,7 +121,7 @@ func (e *Engine) CancelPlan() error {
 // prompt; the executor decides from the todo list whether to go on.
 func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatus, error) {
 	round := func(ctx context.Context, prompt string) error {
-		status, err := e.loop(ctx, s, prompt)
+		status, err := e.loop(ctx, s, prompt, e.Mode())
 		switch {
 		case s.stopped:
 			return context.Canceled

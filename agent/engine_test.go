@@ -385,3 +385,16 @@ func TestPanicInTheLoopEndsWithErrorAndSavesState(t *testing.T) {
 		t.Errorf("the prompt of the crashed run was not stored: %+v", msgs[len(msgs)-1])
 	}
 }
+
+func TestToolEndTurnStopsWithoutAnotherModelCall(t *testing.T) {
+	stop := tool.New("handoff", "ends the turn", func(context.Context, struct{}) (tool.Result, error) {
+		return tool.Result{Output: "handed off", EndTurn: true}, nil
+	})
+	h := newHarness(t, scripted.Turn{Calls: scripted.Calls(scripted.Call("handoff", nil))}, scripted.Turn{Text: "never"})
+	h.extra = []tool.Tool{stop}
+	eng := h.engine()
+	wantDone(t, drain(t, eng.Run(context.Background(), "hand off")), agent.StatusCompleted)
+	if h.p.Remaining() != 1 || eng.Status() != planning.StatusIdle {
+		t.Errorf("remaining %d, status %s", h.p.Remaining(), eng.Status())
+	}
+}

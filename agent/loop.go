@@ -20,13 +20,16 @@ import (
 // plan ends the run with StatusAwaitingApproval.
 func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
+		// The mode is snapshotted once: SetMode from another goroutine
+		// does not change the tools of a loop already running (seed 000).
+		mode := e.Mode()
 		if err := e.ensureSession(ctx, prompt); err != nil {
 			return StatusError, err
 		}
-		if !s.emit(e.started()) {
+		if !s.emit(e.startedIn(mode)) {
 			return StatusCancelled, context.Canceled
 		}
-		return e.loop(ctx, s, prompt)
+		return e.loop(ctx, s, prompt, mode)
 	})
 }
 
@@ -44,8 +47,8 @@ type turnLoop struct {
 // loop is the run loop. It is shared by Run and by every round of
 // auto-execution. Planning state is loaded on entry and saved on every exit,
 // panics included.
-func (e *Engine) loop(ctx context.Context, s *stream, prompt string) (status RunStatus, err error) {
-	l := e.enter(ctx, s)
+func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planning.Mode) (status RunStatus, err error) {
+	l := e.enter(ctx, s, mode)
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
@@ -76,20 +79,20 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string) (status Run
 			return StatusError, err
 		case ctx.Err() != nil:
 			return StatusCancelled, ctx.Err()
-		case end:
+		case end && e.Status() == planning.StatusAwaitingApproval:
 			return StatusAwaitingApproval, nil
+		case end:
+			return StatusCompleted, nil
 		}
 	}
 	return StatusMaxTurns, nil
 }
 
-// enter snapshots the mode (SetMode from another goroutine does not affect
-// this loop), reloads planning state from the store and marks the session
-// running.
-func (e *Engine) enter(ctx context.Context, s *stream) *turnLoop {
+// enter fixes the loop's tools for its mode, reloads planning state from
+// the store and marks the session running.
+func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turnLoop {
 	e.loadState(ctx)
 	e.mu.Lock()
-	mode := e.mode
 	if e.status != planning.StatusExecuting {
 		e.status = planning.StatusRunning
 	}
@@ -211,10 +214,12 @@ func (e *Engine) submit(p planning.Plan) {
 }
 
 // started is the SessionStarted event of the current session.
-func (e *Engine) started() SessionStarted {
+func (e *Engine) started() SessionStarted { return e.startedIn(e.Mode()) }
+
+func (e *Engine) startedIn(mode planning.Mode) SessionStarted {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return SessionStarted{SessionID: e.sess.ID, Workdir: e.cfg.workdir, Mode: e.mode}
+	return SessionStarted{SessionID: e.sess.ID, Workdir: e.cfg.workdir, Mode: mode}
 }
 
 // title derives a session title from the first prompt: its first non-empty
