@@ -205,6 +205,9 @@ func TestApproveExecutesToCompletion(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted), todo("2", "create b.txt", planning.TodoCompleted)))},
 		scripted.Turn{Text: "Both files exist."},
 	)
+	// Approve from a new process, as `run --resume ID --approve auto` does
+	// after `run --plan --approve never`.
+	eng = h.engine(agent.WithSession(eng.SessionID()))
 	evs := drain(t, eng.Approve(context.Background(), false))
 	wantDone(t, evs, agent.StatusCompleted)
 
@@ -374,5 +377,33 @@ func TestCancelPlan(t *testing.T) {
 	}
 	if again := h.engine(agent.WithSession(eng.SessionID())); again.Status() != planning.StatusIdle {
 		t.Errorf("stored status = %s", again.Status())
+	}
+}
+
+func TestApproveWithConfirmEditsAsksForEachWrite(t *testing.T) {
+	h := newHarness(t)
+	eng := planned(t, h, "create a.txt")
+	h.p.Add(
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoInProgress)))},
+		scripted.Turn{Calls: scripted.Calls(write("a.txt", "a"))},
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted)))},
+		scripted.Turn{Text: "done"},
+	)
+	var asked int
+	var evs []agent.Event
+	for ev := range eng.Approve(context.Background(), true) {
+		evs = append(evs, ev)
+		if req, ok := ev.(*agent.ApprovalRequest); ok {
+			asked++
+			req.Respond(agent.AllowOnce, "")
+		}
+	}
+	checkFraming(t, evs)
+	wantDone(t, evs, agent.StatusCompleted)
+	if asked != 1 || eng.Mode() != planning.ModeAutoEdit {
+		t.Errorf("asked %d times, mode %s", asked, eng.Mode())
+	}
+	if _, ok := h.file("a.txt"); !ok {
+		t.Error("the approved write did not run")
 	}
 }
