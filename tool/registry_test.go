@@ -209,6 +209,9 @@ func TestSchemaEnum(t *testing.T) {
 	if !strings.Contains(s, `"enum":["open","closed"]`) {
 		t.Fatalf("schema has no enum: %s", s)
 	}
+	if !strings.Contains(s, `"items":{"type":"array"`) || strings.Contains(s, `"null"`) {
+		t.Fatalf("slice should be a plain array type: %s", s)
+	}
 }
 
 func TestTruncate(t *testing.T) {

@@ -34,11 +34,29 @@ func SchemaFor[T any]() json.RawMessage {
 	if err != nil {
 		panic(fmt.Sprintf("tool: cannot build a JSON Schema: %v", err))
 	}
+	dropNull(s)
 	b, err := json.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("tool: cannot encode a JSON Schema: %v", err))
 	}
 	return b
+}
+
+// dropNull turns the ["null", T] types generated for slices, maps and
+// pointers into plain T: a model should send an array or leave the field
+// out, and some providers reject a list of types.
+func dropNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		dropNull(p)
+	}
+	dropNull(s.Items)
+	dropNull(s.AdditionalProperties)
 }
 
 // collectEnums walks t's type graph and records a schema for every Enum type.
