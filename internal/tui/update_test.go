@@ -1,7 +1,12 @@
 package tui
 
 import (
+	"context"
+	"errors"
+	"os"
+
 	"encoding/json"
+	"github.com/charmbracelet/x/term"
 	"slices"
 	"strings"
 	"testing"
@@ -294,3 +299,13 @@ func TestEngineOpenErrorIsShownNotDumped(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+func TestRunWithoutTerminalPointsToRun(t *testing.T) {
+	if term.IsTerminal(os.Stdin.Fd()) {
+		t.Skip("stdin is a terminal")
+	}
+	err := Run(context.Background(), testOptions(newFake()))
+	if !errors.Is(err, ErrNotTerminal) || !strings.Contains(err.Error(), "harness9 run") {
+		t.Errorf("Run without a terminal: %v", err)
+	}
+}
