@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"iter"
-
 	"strings"
 
 	tea "charm.land/bubbletea/v2"

@@ -2,17 +2,16 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
-
-	"encoding/json"
-	"github.com/charmbracelet/x/term"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/llm"
