@@ -40,6 +40,8 @@ type model struct {
 	stream  *block            // assistant message being streamed
 	calls   map[string]*block // tool blocks by call id
 	exec    *agent.ExecRound  // last round of a running auto-execution
+	// sawError is set when the stream reported an Error event.
+	sawError bool
 
 	plan   *planning.Plan // submitted plan waiting for the review dialog
 	review *reviewDialog

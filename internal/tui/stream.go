@@ -23,7 +23,7 @@ func (m *model) startStream(open func(context.Context) iter.Seq[agent.Event]) te
 	ch := make(chan agent.Event, 64)
 	m.gen++
 	m.running, m.cancel, m.events = true, cancel, ch
-	m.exec, m.stream = nil, nil
+	m.exec, m.stream, m.sawError = nil, nil, false
 	m.layout()
 	life := m.ctx
 	pump := func() {

@@ -69,6 +69,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 			m.ctxWindow = ev.ContextWindow
 		}
 	case agent.Error:
+		m.sawError = true
 		m.errorLine("✗ " + ev.Message)
 	case *agent.ApprovalRequest:
 		m.perm = newPermissionDialog(ev)
@@ -105,7 +106,9 @@ func (m *model) handleDone(ev agent.Done) {
 	case agent.StatusStalled:
 		// The Stalled event already said it.
 	case agent.StatusError:
-		// The Error event already said it.
+		if !m.sawError && ev.Err != nil { // normally an Error event said it
+			m.errorLine("✗ " + ev.Err.Error())
+		}
 	}
 }
 
