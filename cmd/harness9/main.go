@@ -1,0 +1,29 @@
+// Command harness9 is the harness9 coding agent: the interactive TUI,
+// headless `run`, `sessions`, `demo` and `version`. All logic lives in
+// internal/cli; this file only wires the process to it.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/harness9/harness9/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// A second interrupt after the first one cancelled the run: stop now.
+		<-ctx.Done()
+		stop()
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt)
+		<-again
+		os.Exit(cli.ExitInterrupted)
+	}()
+	code := cli.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/anthropic"
+	"github.com/harness9/harness9/llm/openai"
+	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/sqlite"
+	"github.com/harness9/harness9/skill"
+	"github.com/harness9/harness9/tool"
+	"github.com/harness9/harness9/tool/builtin"
+	"github.com/harness9/harness9/tool/mcptool"
+)
+
+// agentsMDLimit caps the AGENTS.md text put in the system prompt.
+const agentsMDLimit = 32 * 1024
+
+// mcpStartTimeout bounds how long session start waits for MCP servers.
+const mcpStartTimeout = 10 * time.Second
+
+func openStore(c *config.Config) (session.Store, error) {
+	s, err := sqlite.Open(session.DefaultPath(c.Home))
+	if err != nil {
+		return nil, withCode(ExitError, fmt.Errorf("cannot open the session database: %w", err))
+	}
+	return s, nil
+}
+
+// newProvider builds the provider c.Model names. Configuration problems are
+// usage errors (exit 2) whose text says what to set.
+func newProvider(c *config.Config, getenv func(string) string) (llm.Provider, config.Resolved, error) {
+	r, err := c.Resolve(getenv)
+	if err != nil {
+		return nil, r, withCode(ExitUsage, err)
+	}
+	switch r.Provider.Type {
+	case config.TypeScripted:
+		p, err := scripted.LoadFile(r.Model)
+		if err != nil {
+			return nil, r, withCode(ExitUsage, err)
+		}
+		return p, r, nil
+	case config.TypeAnthropic:
+		opts := []anthropic.Option{anthropic.WithName(r.Name), anthropic.WithAPIKey(r.APIKey)}
+		if r.BaseURL != "" {
+			opts = append(opts, anthropic.WithBaseURL(r.BaseURL))
+		}
+		return anthropic.New(opts...), r, nil
+	default:
+		opts := []openai.Option{openai.WithName(r.Name), openai.WithAPIKey(r.APIKey)}
+		if r.BaseURL != "" {
+			opts = append(opts, openai.WithBaseURL(r.BaseURL))
+		}
+		return openai.New(opts...), r, nil
+	}
+}
+
+// contextWindow picks the window: flag/config override, then the provider's
+// configured window, then the built-in model table.
+func contextWindow(c *config.Config, r config.Resolved) int {
+	switch {
+	case c.ContextWindow > 0:
+		return c.ContextWindow
+	case r.Provider.ContextWindow > 0:
+		return r.Provider.ContextWindow
+	}
+	return llm.ContextWindow(r.Model)
+}
+
+// wiring is everything one engine needs besides its session.
+type wiring struct {
+	cfg      *config.Config
+	provider llm.Provider
+	resolved config.Resolved
+	store    session.Store
+	tools    []tool.Tool
+	system   string
+	skills   []skill.Skill
+	mcp      *mcptool.Manager
+	logger   *slog.Logger
+}
+
+// newRuntime opens the store and gathers tools, skills, MCP servers and the
+// system prompt. Close releases them.
+func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer) (*wiring, error) {
+	rt := &wiring{cfg: c, provider: p, resolved: r, logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	ws, err := tool.NewWorkspace(c.Workdir)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
+	}
+	rt.tools = builtin.All(ws)
+	skills, problems := skill.Discover(c.Workdir, c.Home)
+	for _, p := range problems {
+		rt.logger.Warn("skill skipped", "problem", p)
+	}
+	rt.skills = skills
+	rt.tools = append(rt.tools, skill.NewUseSkillTool(skills))
+
+	servers, err := mcpServers(c)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	if len(servers) > 0 {
+		mctx, cancel := context.WithTimeout(ctx, mcpStartTimeout+2*time.Second)
+		rt.mcp, err = mcptool.Connect(mctx, servers)
+		cancel()
+		if err != nil {
+			return nil, withCode(ExitError, fmt.Errorf("MCP: %w", err))
+		}
+		for _, st := range rt.mcp.Status() {
+			if !st.Connected {
+				rt.logger.Warn("MCP server skipped", "server", st.Name, "error", st.Err)
+			}
+		}
+		rt.tools = append(rt.tools, rt.mcp.Tools()...)
+	}
+	rt.system = systemPrompt(c.Workdir, skills)
+	if rt.store, err = openStore(c); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return rt, nil
+}
+
+// Close stops MCP servers and closes the store.
+func (rt *wiring) Close() {
+	if rt.mcp != nil {
+		rt.mcp.Close()
+	}
+	if rt.store != nil {
+		rt.store.Close()
+	}
+}
+
+// mcpServers merges <workdir>/.mcp.json and config.toml's [mcp_servers];
+// config.toml wins on a name clash.
+func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
+	out := map[string]mcptool.ServerConfig{}
+	path := filepath.Join(c.Workdir, ".mcp.json")
+	if _, err := os.Stat(path); err == nil {
+		fromFile, err := mcptool.LoadMCPJSON(path)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range fromFile {
+			out[k] = v
+		}
+	}
+	for k, v := range c.MCPServers {
+		out[k] = mcptool.ServerConfig{Command: v.Command, Args: v.Args, Env: v.Env, URL: v.URL, Headers: v.Headers}
+	}
+	return out, nil
+}
+
+func systemPrompt(workdir string, skills []skill.Skill) string {
+	parts := []string{agent.DefaultSystemPrompt,
+		fmt.Sprintf("The working directory is %s. Today is %s.", workdir, time.Now().Format("2006-01-02"))}
+	if md := skill.LoadAgentsMD(workdir, agentsMDLimit); md != "" {
+		parts = append(parts, "# Project instructions (AGENTS.md)\n\n"+md)
+	}
+	if idx := skill.Index(skills); idx != "" {
+		parts = append(parts, idx)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// engineOptions are the per-invocation choices for newEngine.
+type engineOptions struct {
+	resumeID string
+}
+
+func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
+	c := rt.cfg
+	opts := []agent.Option{
+		agent.WithModel(rt.resolved.Model),
+		agent.WithModelLabel(c.Model),
+		agent.WithSystemPrompt(rt.system),
+		agent.WithTools(rt.tools...),
+		agent.WithStore(rt.store),
+		agent.WithWorkdir(c.Workdir),
+		agent.WithHome(c.Home),
+		agent.WithMaxTurns(c.MaxTurns),
+		agent.WithToolTimeout(c.ToolTimeout),
+		agent.WithMaxToolOutput(c.MaxToolOutput),
+		agent.WithContextWindow(contextWindow(c, rt.resolved)),
+		agent.WithCompactor(compact.New(rt.provider, rt.resolved.Model)),
+		agent.WithEvidenceGate(c.EvidenceGate),
+		agent.WithStallThreshold(c.StallThreshold),
+		agent.WithMaxExecRounds(c.MaxExecRounds),
+		agent.WithLogger(rt.logger),
+	}
+	if o.resumeID != "" {
+		opts = append(opts, agent.WithSession(o.resumeID))
+	}
+	e, err := agent.New(rt.provider, opts...)
+	if err != nil {
+		if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
+			return nil, withCode(ExitUsage, err)
+		}
+		return nil, withCode(ExitError, err)
+	}
+	return e, nil
+}

@@ -1,0 +1,129 @@
+// Package cli is harness9's command line: the cobra commands, headless
+// `run` with its JSONL event stream and exit codes, `sessions`, `demo`,
+// `skills`, `mcp` and `version`. cmd/harness9 only calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/internal/config"
+)
+
+// Exit codes (DESIGN §4).
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitStalled     = 3
+	ExitInterrupted = 130
+)
+
+// Version is set at build time with -ldflags "-X github.com/harness9/harness9/internal/cli.Version=...".
+var Version = "0.1.0-dev"
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// silent is an exit code with nothing more to print (the event stream
+// already said what happened).
+type silent int
+
+func (s silent) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// env is the process environment a command runs in; tests replace it.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// isTerminal reports whether stdin is an interactive terminal.
+	isTerminal func() bool
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	model   string
+	workdir string
+}
+
+// Main runs the harness9 command line and returns the process exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTerminal: func() bool { return stdinIsTerminal(stdin) }}
+	return run(ctx, e, args)
+}
+
+func run(ctx context.Context, e *env, args []string) int {
+	root := newRoot(e)
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var s silent
+	if errors.As(err, &s) {
+		return int(s)
+	}
+	code := ExitUsage // cobra's own errors are flag and argument mistakes
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	fmt.Fprintf(e.stderr, "harness9: %v\n", err)
+	return code
+}
+
+func newRoot(e *env) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "harness9",
+		Short: "A local-first coding agent whose Plan Mode is enforced in code",
+		Long: "harness9 is a terminal coding agent. Run it without arguments for the interactive TUI,\n" +
+			"or `harness9 run PROMPT` for one headless task (add --json for JSONL events).",
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTUI(cmd.Context(), e, g)
+		},
+	}
+	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
+	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
+	root.AddCommand(newRunCmd(e, g), newSessionsCmd(e, g), newDemoCmd(e, g), newVersionCmd(e),
+		newSkillsCmd(e, g), newMCPCmd(e, g))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	return root
+}
+
+func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
+	f.Model, f.Workdir = g.model, g.workdir
+	c, err := config.Load(f, e.getenv)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return c, nil
+}

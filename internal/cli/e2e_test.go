@@ -1,0 +1,341 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// These tests drive the real binary, as programs outside the repo do.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "harness9-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "harness9")
+		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/harness9").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+	events []map[string]any
+}
+
+func (r result) types() []string {
+	var ts []string
+	for _, e := range r.events {
+		ts = append(ts, e["type"].(string))
+	}
+	return ts
+}
+
+func (r result) last() map[string]any {
+	if len(r.events) == 0 {
+		return nil
+	}
+	return r.events[len(r.events)-1]
+}
+
+func (r result) find(typ string) []map[string]any {
+	var out []map[string]any
+	for _, e := range r.events {
+		if e["type"] == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+type harness struct {
+	t       *testing.T
+	home    string
+	workdir string
+	env     []string
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	h := &harness{t: t, home: t.TempDir(), workdir: t.TempDir()}
+	h.env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "HARNESS9_HOME=" + h.home}
+	return h
+}
+
+func (h *harness) script(body string) string {
+	h.t.Helper()
+	p := filepath.Join(h.t.TempDir(), "script.json")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		h.t.Fatal(err)
+	}
+	return "scripted/" + p
+}
+
+func (h *harness) run(stdin string, args ...string) result {
+	h.t.Helper()
+	cmd := exec.Command(binary(h.t), args...)
+	cmd.Env = h.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		h.t.Fatal(err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			r.events = append(r.events, m)
+		}
+	}
+	return r
+}
+
+func TestRunCompletedJSONL(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [
+	  {"text": "Writing.", "calls": [{"name": "write_file", "input": {"path": "a.txt", "content": "A\n"}}]},
+	  {"text": "Wrote a.txt."}
+	]}`)
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", model, "write a.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s", r.code, r.stderr)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("stdout has a non-JSON line: %q", line)
+		}
+	}
+	want := []string{"session", "text", "tool_call", "tool_result", "text", "done"}
+	got := filterTypes(r.types(), "usage")
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("events = %v, want %v", got, want)
+	}
+	if r.last()["status"] != "completed" {
+		t.Fatalf("done = %v", r.last())
+	}
+	res := r.find("tool_result")[0]
+	if res["is_error"] != false || res["name"] != "write_file" || res["id"] != r.find("tool_call")[0]["id"] {
+		t.Fatalf("tool_result = %v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.workdir, "a.txt")); string(b) != "A\n" {
+		t.Fatalf("a.txt = %q", b)
+	}
+	sess := r.find("session")[0]
+	if sess["mode"] != "default" || sess["workdir"] == "" || sess["session_id"] == "" {
+		t.Fatalf("session event = %v", sess)
+	}
+	// sessions show --json has every message, in order.
+	show := h.run("", "sessions", "show", sess["session_id"].(string), "--json")
+	var d struct {
+		Messages []struct{ Role string } `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(show.stdout), &d); err != nil || len(d.Messages) != 4 {
+		t.Fatalf("sessions show: %v, %d messages\n%s", err, len(d.Messages), show.stdout)
+	}
+}
+
+func filterTypes(ts []string, drop string) []string {
+	var out []string
+	for _, t := range ts {
+		if t != drop {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func TestRunProviderErrorExits1(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [{"error": "model exploded"}]}`)
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", model, "hi")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	if errs := r.find("error"); len(errs) == 0 || !strings.Contains(errs[0]["message"].(string), "model exploded") {
+		t.Fatalf("no error event naming the failure: %v", r.events)
+	}
+	if r.last()["status"] != "error" {
+		t.Fatalf("done = %v", r.last())
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	h := newHarness(t)
+	for _, args := range [][]string{
+		{"run", "-C", h.workdir, "hello"}, // no provider
+		{"run", "--approve", "maybe", "-C", h.workdir, "-m", "openai/x", "hello"},
+		{"run", "-C", h.workdir, "-m", "nope/x", "hello"},
+		{"run", "--bogus-flag"},
+		{"sessions", "show", "doesnotexist"},
+		{"run", "-C", filepath.Join(h.workdir, "missing"), "hi"},
+	} {
+		r := h.run("", args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2\nstderr: %s", args, r.code, r.stderr)
+		}
+		if strings.Contains(r.stderr, "goroutine ") || r.stderr == "" {
+			t.Errorf("%v: stderr should be one clear message, got %q", args, r.stderr)
+		}
+	}
+	r := h.run("", "run", "-C", h.workdir, "hello")
+	if !strings.Contains(r.stderr, "OPENAI_API_KEY") || !strings.Contains(r.stderr, "ANTHROPIC_API_KEY") {
+		t.Fatalf("no-provider message does not say which env var to set: %q", r.stderr)
+	}
+}
+
+func TestPromptFromStdin(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [{"text": "ok", "match": {"last_user_contains": "from stdin"}}]}`)
+	r := h.run("a prompt from stdin\n", "run", "--json", "-C", h.workdir, "-m", model, "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// planScript plans in one process; its execution turns are played by a
+// later process that resumes the session (the file script picks turns by
+// history).
+const planScript = `{"turns": [
+  {"text": "Exploring.", "calls": [{"name": "list_files", "input": {}}], "match": {"no_tool": "write_file"}},
+  {"text": "Plan ready.", "calls": [{"name": "submit_plan", "input": {"title": "Two files", "content": "Write a and b.", "steps": ["write a.txt", "write b.txt"]}}]},
+  {"calls": [{"name": "todo_write", "input": {"todos": [{"id": "1", "content": "write a.txt", "status": "in_progress"}, {"id": "2", "content": "write b.txt", "status": "pending"}]}}], "match": {"has_tool": "write_file"}},
+  {"calls": [{"name": "write_file", "input": {"path": "a.txt", "content": "a"}}]},
+  {"calls": [{"name": "todo_write", "input": {"todos": [{"id": "1", "content": "write a.txt", "status": "completed"}, {"id": "2", "content": "write b.txt", "status": "in_progress"}]}}]},
+  {"calls": [{"name": "write_file", "input": {"path": "b.txt", "content": "b"}}]},
+  {"calls": [{"name": "todo_write", "input": {"todos": [{"id": "1", "content": "write a.txt", "status": "completed"}, {"id": "2", "content": "write b.txt", "status": "completed"}]}}]},
+  {"text": "Both files written."}
+]}`
+
+func TestPlanThenApproveInAnotherProcess(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(planScript)
+	r := h.run("", "run", "--json", "--plan", "--approve", "never", "-C", h.workdir, "-m", model, "write two files")
+	if r.code != 0 || r.last()["status"] != "awaiting_approval" {
+		t.Fatalf("plan run: exit %d, last %v\n%s", r.code, r.last(), r.stderr)
+	}
+	plan := r.find("plan")
+	if len(plan) != 1 || plan[0]["title"] != "Two files" {
+		t.Fatalf("plan events = %v", plan)
+	}
+	if _, err := os.Stat(filepath.Join(h.workdir, "a.txt")); err == nil {
+		t.Fatal("Plan Mode wrote a file")
+	}
+	id := r.find("session")[0]["session_id"].(string)
+
+	r = h.run("", "run", "--json", "--resume", id, "--approve", "auto", "-C", h.workdir, "-m", model)
+	if r.code != 0 || r.last()["status"] != "completed" {
+		t.Fatalf("approve run: exit %d, last %v\nstderr: %s\nstdout: %s", r.code, r.last(), r.stderr, r.stdout)
+	}
+	approved := r.find("approved")
+	if len(approved) != 1 {
+		t.Fatalf("approved events = %v", approved)
+	}
+	taskDir := approved[0]["task_dir"].(string)
+	todo, err := os.ReadFile(filepath.Join(taskDir, "TODO.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(todo), "- [x]") != 2 || strings.Contains(string(todo), "- [ ]") {
+		t.Fatalf("TODO.md not all checked:\n%s", todo)
+	}
+	if _, err := os.Stat(filepath.Join(taskDir, "PLAN.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(h.workdir, f)); err != nil {
+			t.Fatalf("%s not written: %v", f, err)
+		}
+	}
+	if len(r.find("exec_round")) == 0 {
+		t.Fatal("no exec_round event")
+	}
+}
+
+// A local server speaking the OpenAI Chat Completions SSE wire format.
+func TestRunAgainstOpenAIWireServer(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer test-key" {
+			http.Error(w, `{"error":{"message":"bad request path or key"}}`, http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := func(delta string, finish string) {
+			fin := "null"
+			if finish != "" {
+				fin = `"` + finish + `"`
+			}
+			fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]}\n\n", delta, fin)
+		}
+		if n == 1 {
+			chunk(`{"role":"assistant","content":"Reading."}`, "")
+			chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":""}}]}`, "")
+			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"path\":"}}]}`, "")
+			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"\"note.txt\"}"}}]}`, "")
+			chunk(`{}`, "tool_calls")
+		} else {
+			chunk(`{"role":"assistant","content":"The note says hi."}`, "")
+			chunk(`{}`, "stop")
+		}
+		fmt.Fprint(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":15}}\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	h := newHarness(t)
+	if err := os.WriteFile(filepath.Join(h.workdir, "note.txt"), []byte("hi"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env = append(h.env, "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL="+srv.URL+"/v1")
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", "openai/gpt-test", "what does note.txt say?")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stderr, r.stdout)
+	}
+	res := r.find("tool_result")
+	if len(res) != 1 || !strings.Contains(res[0]["output"].(string), "hi") {
+		t.Fatalf("tool_result = %v", res)
+	}
+	texts := r.find("text")
+	if len(texts) == 0 || texts[len(texts)-1]["text"] != "The note says hi." {
+		t.Fatalf("text events = %v", texts)
+	}
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/skill"
+	"github.com/harness9/harness9/tool/mcptool"
+)
+
+func isNotFound(err error) bool {
+	return errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous)
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(e.stdout, "harness9 %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}
+
+func newSkillsCmd(e *env, g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "skills", Short: "Skills found in <workdir>/.harness9/skills and $HARNESS9_HOME/skills"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the skills the agent can use",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			c, err := g.load(e, config.Flags{})
+			if err != nil {
+				return err
+			}
+			skills, problems := skill.Discover(c.Workdir, c.Home)
+			for _, p := range problems {
+				fmt.Fprintf(e.stderr, "warning: %v\n", p)
+			}
+			if len(skills) == 0 {
+				fmt.Fprintf(e.stderr, "no skills; add one as %s/.harness9/skills/NAME/SKILL.md\n", c.Workdir)
+			}
+			for _, s := range skills {
+				fmt.Fprintf(e.stdout, "%-24s %s\n    %s\n", s.Name, s.Description, s.Path)
+			}
+			return nil
+		},
+	})
+	return cmd
+}
+
+func newMCPCmd(e *env, g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers from <workdir>/.mcp.json and config.toml"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "Start each configured MCP server and list its status and tools",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := g.load(e, config.Flags{})
+			if err != nil {
+				return err
+			}
+			servers, err := mcpServers(c)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if len(servers) == 0 {
+				fmt.Fprintf(e.stderr, "no MCP servers; configure them in %s/.mcp.json or [mcp_servers] in %s\n", c.Workdir, c.File)
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), mcpStartTimeout+2*time.Second)
+			defer cancel()
+			m, err := mcptool.Connect(ctx, servers)
+			if err != nil {
+				return withCode(ExitError, err)
+			}
+			defer m.Close()
+			for _, st := range m.Status() {
+				state := "connected"
+				if !st.Connected {
+					state = "failed: " + st.Err
+				}
+				fmt.Fprintf(e.stdout, "%s (%s) %s\n", st.Name, st.Transport, state)
+				if len(st.Tools) > 0 {
+					fmt.Fprintf(e.stdout, "    %s\n", strings.Join(st.Tools, "\n    "))
+				}
+			}
+			return nil
+		},
+	})
+	return cmd
+}

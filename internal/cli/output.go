@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/planning"
+)
+
+// output renders events for `run`: JSONL on stdout with --json, otherwise
+// the assistant's text on stdout and everything else on stderr. A headless
+// invocation may play several streams (a plan, then its execution); output
+// prints one session event and one done event for the whole invocation.
+type output struct {
+	e         *env
+	jsonl     *jsonlWriter
+	sawStart  bool
+	midStream bool // text deltas printed without a closing newline
+}
+
+func newOutput(e *env, asJSON bool) *output {
+	o := &output{e: e}
+	if asJSON {
+		o.jsonl = newJSONLWriter(e.stdout)
+	}
+	return o
+}
+
+func (o *output) event(ev agent.Event) {
+	switch ev.(type) {
+	case agent.Done:
+		return // the invocation's single done is written by done()
+	case agent.SessionStarted:
+		if o.sawStart {
+			return
+		}
+		o.sawStart = true
+	}
+	if o.jsonl != nil {
+		if err := o.jsonl.write(ev); err != nil {
+			fmt.Fprintf(o.e.stderr, "harness9: cannot write an event: %v\n", err)
+		}
+		return
+	}
+	o.human(ev)
+}
+
+// done closes the invocation's event stream.
+func (o *output) done(s agent.RunStatus) {
+	if o.jsonl != nil {
+		_ = o.jsonl.writeObject(object{{"type", "done"}, {"status", string(s)}})
+		return
+	}
+	o.endText()
+	fmt.Fprintf(o.e.stderr, "── %s\n", s)
+}
+
+// note tells the person something; it never goes to stdout in --json mode.
+func (o *output) note(format string, args ...any) {
+	o.endText()
+	fmt.Fprintf(o.e.stderr, format+"\n", args...)
+}
+
+func (o *output) endText() {
+	if o.midStream {
+		fmt.Fprintln(o.e.stdout)
+		o.midStream = false
+	}
+}
+
+func (o *output) human(ev agent.Event) {
+	w := o.e.stderr
+	switch e := ev.(type) {
+	case agent.SessionStarted:
+		fmt.Fprintf(w, "session %s · %s · %s\n", e.SessionID, e.Mode, e.Workdir)
+	case agent.TextDelta:
+		fmt.Fprint(o.e.stdout, e.Text)
+		o.midStream = !strings.HasSuffix(e.Text, "\n")
+	case agent.Text:
+		o.endText()
+	case agent.ToolCall:
+		o.endText()
+		fmt.Fprintf(w, "→ %s %s\n", e.Name, keyArgument(e.Input))
+	case agent.ToolResult:
+		if e.IsError {
+			fmt.Fprintf(w, "  ✗ %s\n", firstLine(e.Output, 200))
+		}
+	case agent.Todos:
+		writeTodos(w, e.Items)
+	case agent.PlanSubmitted:
+		o.endText()
+		fmt.Fprintf(o.e.stdout, "\n# Plan: %s\n\n%s\n\n", e.Plan.Title, e.Plan.Content)
+		for i, s := range e.Plan.Steps {
+			fmt.Fprintf(o.e.stdout, "%d. %s\n", i+1, s)
+		}
+	case agent.Approved:
+		fmt.Fprintf(w, "plan approved · task directory %s\n", e.TaskDir)
+	case agent.ExecRound:
+		fmt.Fprintf(w, "── execution round %d · %d/%d done\n", e.Round, e.Done, e.Total)
+	case agent.Stalled:
+		fmt.Fprintf(w, "⚠ execution stalled: no item completed in %d rounds; describe the next step to continue\n", e.Rounds)
+	case agent.Compacted:
+		fmt.Fprintf(w, "context compacted: %d → %d tokens %s\n", e.BeforeTokens, e.AfterTokens, e.Note)
+	case agent.Error:
+		o.endText()
+		fmt.Fprintf(w, "error: %s\n", e.Message)
+	}
+}
+
+func writeTodos(w io.Writer, items []planning.TodoItem) {
+	icons := map[planning.TodoStatus]string{planning.TodoCompleted: "✔", planning.TodoInProgress: "▶", planning.TodoPending: "○", planning.TodoCancelled: "⊘"}
+	for _, it := range items {
+		fmt.Fprintf(w, "  %s %s\n", icons[it.Status], it.Content)
+	}
+}
+
+// keyArgument picks the most telling argument of a tool call for one line.
+func keyArgument(input json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return firstLine(string(input), 80)
+	}
+	for _, k := range []string{"path", "command", "pattern", "name", "title"} {
+		if v, ok := m[k].(string); ok {
+			return firstLine(v, 100)
+		}
+	}
+	return ""
+}
+
+func firstLine(s string, max int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}

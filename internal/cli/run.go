@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+)
+
+// Approval policies of `run --approve`.
+const (
+	approveAuto  = "auto"
+	approveAsk   = "ask"
+	approveNever = "never"
+)
+
+type runFlags struct {
+	plan          bool
+	approve       string
+	resume        string
+	cont          bool
+	json          bool
+	maxTurns      int
+	contextWindow int
+}
+
+func newRunCmd(e *env, g *globals) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROMPT",
+		Short: "Run one task headless (PROMPT \"-\" reads it from stdin)",
+		Long: "Run one task without the TUI. With --plan the agent plans read-only and submits a plan;\n" +
+			"--approve decides what happens next. --json prints one JSON event per line on stdout.\n\n" +
+			"Exit codes: 0 completed or awaiting approval, 1 runtime/provider error, 2 usage or\n" +
+			"config error, 3 stalled, 130 interrupted.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runHeadless(cmd.Context(), e, g, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.plan, "plan", false, "start in Plan Mode (read-only tools; ends with a plan for approval)")
+	fl.StringVar(&f.approve, "approve", "", "after a plan: auto (approve and execute), ask (on the terminal), never (stop); default ask on a terminal, never otherwise")
+	fl.StringVar(&f.resume, "resume", "", "continue the session with this id (or unique id prefix)")
+	fl.BoolVar(&f.cont, "continue", false, "continue the latest session of this workdir")
+	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout and nothing else")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "maximum model calls per run loop (default 50, config max_turns)")
+	fl.IntVar(&f.contextWindow, "context-window", 0, "override the model's context window, in tokens")
+	return cmd
+}
+
+func (f *runFlags) validate(e *env) error {
+	switch f.approve {
+	case "":
+		f.approve = approveNever
+		if e.isTerminal() {
+			f.approve = approveAsk
+		}
+	case approveAuto, approveAsk, approveNever:
+	default:
+		return usageErr("--approve must be auto, ask or never, not %q", f.approve)
+	}
+	if f.resume != "" && f.cont {
+		return usageErr("use either --resume ID or --continue, not both")
+	}
+	return nil
+}
+
+func readPrompt(e *env, args []string) (string, error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	if args[0] != "-" {
+		return args[0], nil
+	}
+	b, err := io.ReadAll(e.stdin)
+	if err != nil {
+		return "", withCode(ExitError, fmt.Errorf("cannot read the prompt from stdin: %w", err))
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []string) error {
+	if err := f.validate(e); err != nil {
+		return err
+	}
+	prompt, err := readPrompt(e, args)
+	if err != nil {
+		return err
+	}
+	if prompt == "" && f.resume == "" && !f.cont {
+		return usageErr("run needs a PROMPT (or \"-\" to read it from stdin); see harness9 run --help")
+	}
+	c, err := g.load(e, config.Flags{MaxTurns: f.maxTurns, ContextWindow: f.contextWindow})
+	if err != nil {
+		return err
+	}
+	p, r, err := newProvider(c, e.getenv)
+	if err != nil {
+		return err
+	}
+	rt, err := newRuntime(ctx, c, p, r, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+
+	resumeID := f.resume
+	if f.cont {
+		list, err := rt.store.List(ctx, session.ListOptions{Workdir: c.Workdir, Limit: 1})
+		if err != nil {
+			return withCode(ExitError, err)
+		}
+		if len(list) == 0 {
+			return usageErr("--continue: no earlier session in %s", c.Workdir)
+		}
+		resumeID = list[0].ID
+	}
+	eng, err := rt.newEngine(engineOptions{resumeID: resumeID})
+	if err != nil {
+		return err
+	}
+	out := newOutput(e, f.json)
+	h := &headless{e: e, eng: eng, out: out, approve: f.approve}
+	status, err := h.drive(ctx, f, prompt)
+	if err != nil {
+		return err
+	}
+	out.done(status)
+	return exitFor(status)
+}
+
+// exitFor maps a run's final status to the process exit code.
+func exitFor(s agent.RunStatus) error {
+	switch s {
+	case agent.StatusCompleted, agent.StatusAwaitingApproval:
+		return nil
+	case agent.StatusStalled:
+		return silent(ExitStalled)
+	case agent.StatusCancelled:
+		return silent(ExitInterrupted)
+	default: // error, max_turns
+		return silent(ExitError)
+	}
+}
+
+// headless drives an engine from the command line: it plays event streams
+// to the output and answers approvals from --approve or the terminal.
+type headless struct {
+	e       *env
+	eng     *agent.Engine
+	out     *output
+	approve string
+	reader  *bufio.Reader
+}
+
+// drive runs the prompt (or resumes the session's pending work) and any
+// approval that follows, returning the final status.
+func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent.RunStatus, error) {
+	if prompt == "" {
+		// Resuming without a prompt: act on the session's planning state.
+		switch h.eng.Status() {
+		case planning.StatusAwaitingApproval:
+			return h.afterPlan(ctx)
+		case planning.StatusExecuting, planning.StatusStalled:
+			if h.approve == approveNever {
+				return "", usageErr("the session has an approved plan in progress; pass --approve auto to continue executing it, or give a PROMPT")
+			}
+			return h.play(h.eng.Continue(ctx))
+		}
+		return "", usageErr("the session has no plan awaiting approval or in progress; give a PROMPT")
+	}
+	if f.plan {
+		h.eng.SetMode(planning.ModePlan)
+	}
+	status, err := h.play(h.eng.Run(ctx, prompt))
+	if err != nil || status != agent.StatusAwaitingApproval {
+		return status, err
+	}
+	return h.afterPlan(ctx)
+}
+
+// afterPlan applies the approval policy to a submitted plan.
+func (h *headless) afterPlan(ctx context.Context) (agent.RunStatus, error) {
+	switch h.approve {
+	case approveAuto:
+		return h.play(h.eng.Approve(ctx, false))
+	case approveAsk:
+		choice, err := h.askPlan()
+		if err != nil {
+			return "", err
+		}
+		switch choice {
+		case "1":
+			return h.play(h.eng.Approve(ctx, false))
+		case "2":
+			return h.play(h.eng.Approve(ctx, true))
+		case "4":
+			if err := h.eng.CancelPlan(); err != nil {
+				return "", withCode(ExitError, err)
+			}
+			return agent.StatusCompleted, nil
+		}
+	}
+	h.out.note("The plan awaits approval. Approve it later with: harness9 run --resume %s --approve auto", h.eng.SessionID())
+	return agent.StatusAwaitingApproval, nil
+}
+
+func (h *headless) line() (string, error) {
+	if h.reader == nil {
+		h.reader = bufio.NewReader(h.e.stdin)
+	}
+	s, err := h.reader.ReadString('\n')
+	if err != nil && s == "" {
+		return "", err
+	}
+	return strings.TrimSpace(s), nil
+}
+
+func (h *headless) askPlan() (string, error) {
+	for {
+		fmt.Fprint(h.e.stderr, "\nApprove this plan?\n  [1] approve and auto-execute\n  [2] approve and confirm each edit\n  [3] keep it (decide later)\n  [4] cancel the plan\n> ")
+		s, err := h.line()
+		if errors.Is(err, io.EOF) {
+			return "3", nil
+		}
+		if err != nil {
+			return "", withCode(ExitError, err)
+		}
+		if s == "1" || s == "2" || s == "3" || s == "4" {
+			return s, nil
+		}
+	}
+}
+
+// askEdit answers an AutoEdit approval request on the terminal.
+func (h *headless) askEdit(req *agent.ApprovalRequest) {
+	if h.approve != approveAsk {
+		req.Respond(agent.Deny, "no terminal to ask the user; run with --approve ask on a terminal")
+		return
+	}
+	fmt.Fprintf(h.e.stderr, "\n%s wants to run:\n%s\nAllow? [y] once  [a] always for %s  [n] deny: ", req.Call.Name, req.Preview, req.Call.Name)
+	s, err := h.line()
+	switch {
+	case err != nil:
+		req.Respond(agent.Deny, "the user did not answer")
+	case s == "y" || s == "Y" || s == "yes":
+		req.Respond(agent.AllowOnce, "")
+	case s == "a" || s == "A":
+		req.Respond(agent.AllowSession, "")
+	default:
+		fmt.Fprint(h.e.stderr, "Reason (sent to the model): ")
+		reason, _ := h.line()
+		req.Respond(agent.Deny, reason)
+	}
+}
+
+// play writes a stream to the output and returns its final status.
+func (h *headless) play(events iter.Seq[agent.Event]) (agent.RunStatus, error) {
+	status := agent.StatusError
+	for ev := range events {
+		if req, ok := ev.(*agent.ApprovalRequest); ok {
+			h.out.event(ev)
+			h.askEdit(req)
+			continue
+		}
+		if d, ok := ev.(agent.Done); ok {
+			status = d.Status
+		}
+		h.out.event(ev)
+	}
+	return status, nil
+}

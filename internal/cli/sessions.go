@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+)
+
+func newSessionsCmd(e *env, g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "sessions", Short: "List, show and delete stored sessions"}
+	var listJSON, showJSON, all bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions of this workdir, newest first (--all for every workdir)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return withStore(e, g, func(c *config.Config, s session.Store) error {
+				opts := session.ListOptions{Workdir: c.Workdir}
+				if all {
+					opts.Workdir = ""
+				}
+				list, err := s.List(cmd.Context(), opts)
+				if err != nil {
+					return withCode(ExitError, err)
+				}
+				return printSessions(cmd.Context(), e, s, list, listJSON)
+			})
+		},
+	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print a JSON array")
+	list.Flags().BoolVar(&all, "all", false, "list sessions of every workdir")
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session with its messages, todos and plan",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(e, g, func(_ *config.Config, s session.Store) error {
+				return showSession(cmd.Context(), e, s, args[0], showJSON)
+			})
+		},
+	}
+	show.Flags().BoolVar(&showJSON, "json", false, "print the session as one JSON object")
+	del := &cobra.Command{
+		Use:   "delete ID",
+		Short: "Delete a session and its history",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withStore(e, g, func(_ *config.Config, s session.Store) error {
+				sess, err := s.Get(cmd.Context(), args[0])
+				if err != nil {
+					return storeErr(err)
+				}
+				if err := s.Delete(cmd.Context(), sess.ID); err != nil {
+					return withCode(ExitError, err)
+				}
+				fmt.Fprintf(e.stdout, "deleted %s\n", sess.ID)
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(list, show, del)
+	return cmd
+}
+
+// storeErr maps a lookup failure to its exit code: a wrong id is a usage error.
+func storeErr(err error) error {
+	if isNotFound(err) {
+		return withCode(ExitUsage, err)
+	}
+	return withCode(ExitError, err)
+}
+
+func withStore(e *env, g *globals, fn func(*config.Config, session.Store) error) error {
+	c, err := g.load(e, config.Flags{})
+	if err != nil {
+		return err
+	}
+	s, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(c, s)
+}
+
+// sessionSummary is a session as `sessions list --json` prints it.
+type sessionSummary struct {
+	session.Session
+	Status    planning.Status `json:"status"`
+	TodosDone int             `json:"todos_done"`
+	TodoCount int             `json:"todos_total"`
+}
+
+func printSessions(ctx context.Context, e *env, s session.Store, list []session.Session, asJSON bool) error {
+	rows := make([]sessionSummary, 0, len(list))
+	for _, sess := range list {
+		st, err := s.LoadState(ctx, sess.ID)
+		if err != nil {
+			return withCode(ExitError, err)
+		}
+		done, _, total := planning.Progress(st.Todos)
+		status := st.Status
+		if status == "" {
+			status = planning.StatusIdle
+		}
+		rows = append(rows, sessionSummary{Session: sess, Status: status, TodosDone: done, TodoCount: total})
+	}
+	if asJSON {
+		return writeJSON(e, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(e.stderr, "no sessions yet; start one with harness9 or harness9 run PROMPT")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tTASKS\tSTATUS\tTITLE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.ID, r.Updated.Local().Format(time.DateTime), r.Model,
+			r.MessageCount, r.TodosDone, r.TodoCount, r.Status, firstLine(r.Title, 60))
+	}
+	return tw.Flush()
+}
+
+// sessionDetail is `sessions show --json`.
+type sessionDetail struct {
+	Session    session.Session     `json:"session"`
+	Status     planning.Status     `json:"status"`
+	Todos      []planning.TodoItem `json:"todos"`
+	Plan       *planning.Plan      `json:"plan"`
+	TaskDir    string              `json:"task_dir,omitempty"`
+	PlanFile   string              `json:"plan_file,omitempty"`
+	Evidence   int                 `json:"evidence"`
+	Compaction *session.Compaction `json:"compaction,omitempty"`
+	Messages   []llm.Message       `json:"messages"`
+}
+
+func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON bool) error {
+	sess, err := s.Get(ctx, id)
+	if err != nil {
+		return storeErr(err)
+	}
+	msgs, err := s.Messages(ctx, sess.ID)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	st, err := s.LoadState(ctx, sess.ID)
+	if err != nil {
+		return withCode(ExitError, err)
+	}
+	d := sessionDetail{Session: sess, Status: st.Status, Todos: todoItems(st.Todos), Plan: st.Plan, TaskDir: st.TaskDir,
+		PlanFile: st.PlanFile, Evidence: st.Evidence, Compaction: st.Compaction, Messages: msgs}
+	if d.Status == "" {
+		d.Status = planning.StatusIdle
+	}
+	if d.Messages == nil {
+		d.Messages = []llm.Message{}
+	}
+	if asJSON {
+		return writeJSON(e, d)
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "session  %s\ntitle    %s\nworkdir  %s\nmodel    %s\nmode     %s\nstatus   %s\ncreated  %s\nupdated  %s\n",
+		sess.ID, sess.Title, sess.Workdir, sess.Model, sess.Mode, d.Status,
+		sess.Created.Local().Format(time.DateTime), sess.Updated.Local().Format(time.DateTime))
+	if d.TaskDir != "" {
+		fmt.Fprintf(w, "task dir %s\n", d.TaskDir)
+	}
+	if d.Plan != nil {
+		fmt.Fprintf(w, "\n# Plan: %s\n%s\n", d.Plan.Title, d.Plan.Content)
+		for i, step := range d.Plan.Steps {
+			fmt.Fprintf(w, "%d. %s\n", i+1, step)
+		}
+	}
+	if len(d.Todos) > 0 {
+		done, _, total := planning.Progress(d.Todos)
+		fmt.Fprintf(w, "\n# Todos (%d/%d done)\n", done, total)
+		writeTodos(w, d.Todos)
+	}
+	fmt.Fprintf(w, "\n# Messages (%d)\n", len(msgs))
+	for _, m := range msgs {
+		writeMessage(w, m)
+	}
+	return nil
+}
+
+func writeMessage(w interface{ Write([]byte) (int, error) }, m llm.Message) {
+	switch m.Role {
+	case llm.RoleTool:
+		mark := "result"
+		if m.IsError {
+			mark = "error"
+		}
+		fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, mark, firstLine(m.Content, 160))
+	default:
+		if m.Content != "" {
+			fmt.Fprintf(w, "%s: %s\n", m.Role, m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(w, "  → %s %s\n", c.Name, firstLine(string(c.Input), 160))
+		}
+	}
+}
+
+func writeJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/demo"
+	"github.com/harness9/harness9/internal/tui"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+)
+
+// demoPace slows the TUI demo's streaming so a person can follow it.
+const demoPace = 12 * time.Millisecond
+
+func runTUI(ctx context.Context, e *env, g *globals) error {
+	if !e.isTerminal() {
+		return usageErr("%v", tui.ErrNotTerminal)
+	}
+	c, err := g.load(e, config.Flags{})
+	if err != nil {
+		return err
+	}
+	p, r, err := newProvider(c, e.getenv)
+	if errors.Is(err, config.ErrNoProvider) {
+		return tuiErr(tui.Run(ctx, tui.Options{Setup: &tui.SetupInfo{
+			Problem:    strings.TrimPrefix(err.Error(), config.ErrNoProvider.Error()+": "),
+			ConfigPath: c.File,
+			StartDemo:  func() (tui.Options, error) { return demoTUIOptions(ctx, e) },
+		}}))
+	}
+	if err != nil {
+		return err
+	}
+	rt, err := newRuntime(ctx, c, p, r, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	return tuiErr(tui.Run(ctx, rt.tuiOptions(ctx)))
+}
+
+func tuiErr(err error) error {
+	if errors.Is(err, tui.ErrNotTerminal) {
+		return withCode(ExitUsage, err)
+	}
+	return withCode(ExitError, err)
+}
+
+// tuiOptions connects the TUI to this wiring's engines, store, skills and MCP servers.
+func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
+	return tui.Options{
+		NewEngine: func(resumeID string) (tui.Engine, error) {
+			return rt.newEngine(engineOptions{resumeID: resumeID})
+		},
+		Sessions: func() ([]tui.SessionInfo, error) {
+			list, err := rt.store.List(ctx, session.ListOptions{Workdir: rt.cfg.Workdir, Limit: 50})
+			if err != nil {
+				return nil, err
+			}
+			infos := make([]tui.SessionInfo, 0, len(list))
+			for _, s := range list {
+				st, err := rt.store.LoadState(ctx, s.ID)
+				if err != nil {
+					return nil, err
+				}
+				done, _, total := planning.Progress(st.Todos)
+				infos = append(infos, tui.SessionInfo{ID: s.ID, Title: s.Title, Updated: s.Updated, Done: done, Total: total, Messages: s.MessageCount})
+			}
+			return infos, nil
+		},
+		Workdir:       rt.cfg.Workdir,
+		ModelLabel:    rt.cfg.Model,
+		ContextWindow: contextWindow(rt.cfg, rt.resolved),
+		SkillsList: func() []string {
+			var out []string
+			for _, s := range rt.skills {
+				out = append(out, s.Name+" — "+s.Description)
+			}
+			return out
+		},
+		MCPStatus: func() []string {
+			if rt.mcp == nil {
+				return nil
+			}
+			var out []string
+			for _, st := range rt.mcp.Status() {
+				line := fmt.Sprintf("%s (%s): %d tools", st.Name, st.Transport, len(st.Tools))
+				if !st.Connected {
+					line = fmt.Sprintf("%s (%s): failed: %s", st.Name, st.Transport, st.Err)
+				}
+				out = append(out, line)
+			}
+			return out
+		},
+	}
+}
+
+func newDemoCmd(e *env, g *globals) *cobra.Command {
+	var headlessMode bool
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Play a scripted plan → approve → execute session in a temporary git repository (no key, no network)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if headlessMode {
+				return runDemoHeadless(cmd.Context(), e)
+			}
+			if !e.isTerminal() {
+				return usageErr("the demo's TUI needs a terminal; use harness9 demo --headless for JSONL")
+			}
+			opts, err := demoTUIOptions(cmd.Context(), e)
+			if err != nil {
+				return err
+			}
+			return tuiErr(tui.Run(cmd.Context(), opts))
+		},
+	}
+	cmd.Flags().BoolVar(&headlessMode, "headless", false, "print the demo session as JSONL events instead of opening the TUI")
+	return cmd
+}
+
+// demoWiring prepares the demo workdir and wires it like a real session,
+// with its own data directory so the demo never touches the user's sessions.
+func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *demo.Demo, error) {
+	d, err := demo.Prepare("", opts...)
+	if err != nil {
+		return nil, nil, withCode(ExitError, err)
+	}
+	home, err := os.MkdirTemp("", "harness9-demo-home-")
+	if err != nil {
+		return nil, nil, withCode(ExitError, err)
+	}
+	getenv := func(k string) string {
+		if k == config.EnvHome {
+			return home
+		}
+		return e.getenv(k)
+	}
+	c, err := config.Load(config.Flags{Workdir: d.Workdir, Model: d.Model}, getenv)
+	if err != nil {
+		return nil, nil, withCode(ExitError, err)
+	}
+	c.MCPServers = nil
+	r := config.Resolved{Name: config.TypeScripted, Model: "demo", Provider: config.Provider{Type: config.TypeScripted}}
+	rt, err := newRuntime(ctx, c, d.Provider, r, e.stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rt, d, nil
+}
+
+func demoTUIOptions(ctx context.Context, e *env) (tui.Options, error) {
+	rt, d, err := demoWiring(ctx, e, demo.WithPace(demoPace))
+	if err != nil {
+		return tui.Options{}, err
+	}
+	// The wiring lives as long as the process: the TUI owns it from here.
+	opts := rt.tuiOptions(ctx)
+	opts.DemoBanner = d.Banner
+	opts.InitialPrompt = d.Prompt
+	opts.InitialMode = planning.ModePlan
+	return opts, nil
+}
+
+func runDemoHeadless(ctx context.Context, e *env) error {
+	rt, d, err := demoWiring(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	eng, err := rt.newEngine(engineOptions{})
+	if err != nil {
+		return err
+	}
+	out := newOutput(e, true)
+	h := &headless{e: e, eng: eng, out: out, approve: approveAuto}
+	status, err := h.drive(ctx, &runFlags{plan: true}, d.Prompt)
+	if err != nil {
+		return err
+	}
+	out.done(status)
+	fmt.Fprintf(e.stderr, "demo workdir: %s\n", d.Workdir)
+	return exitFor(status)
+}
