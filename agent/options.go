@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -41,7 +42,17 @@ type config struct {
 	modeSet        bool
 	logger         *slog.Logger
 	now            func() time.Time
+	resultHook     ResultHook
 }
+
+// ResultHook may amend a successful tool result before the model sees it and
+// before it is stored (the CLI uses it to show a nested AGENTS.md the first
+// time the model touches a file below it).
+type ResultHook func(toolName string, input json.RawMessage, res *tool.Result)
+
+// WithResultHook installs h; it runs for every successful tool call, possibly
+// from several goroutines at once.
+func WithResultHook(h ResultHook) Option { return func(c *config) { c.resultHook = h } }
 
 // WithModel sets the model name sent in requests (without the "provider/"
 // prefix).

@@ -140,6 +140,9 @@ func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
 // planning bookkeeping: the evidence counter for real work, the todo list
 // after todo_write and submit_plan, and the plan after submit_plan.
 func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Result) error {
+	if h := l.e.cfg.resultHook; h != nil && !res.IsError {
+		h(call.Name, call.Input, &res)
+	}
 	msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, IsError: res.IsError}
 	if err := l.e.appendMessage(ctx, msg); err != nil {
 		return err

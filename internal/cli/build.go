@@ -202,6 +202,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithStallThreshold(c.StallThreshold),
 		agent.WithMaxExecRounds(c.MaxExecRounds),
 		agent.WithLogger(rt.logger),
+		agent.WithResultHook(skill.NestedAgentsHook(c.Workdir, agentsMDLimit)),
 	}
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))

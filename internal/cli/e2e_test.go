@@ -339,3 +339,33 @@ func TestRunAgainstOpenAIWireServer(t *testing.T) {
 		t.Fatalf("text events = %v", texts)
 	}
 }
+
+func TestNestedAgentsMDShownWithTheFile(t *testing.T) {
+	h := newHarness(t)
+	sub := filepath.Join(h.workdir, "svc")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(filepath.Join(h.workdir, "AGENTS.md"), []byte("root rules"), 0o600)
+	_ = os.WriteFile(filepath.Join(sub, "AGENTS.md"), []byte("svc rule: use tabs"), 0o600)
+	_ = os.WriteFile(filepath.Join(sub, "main.go"), []byte("package main\n"), 0o600)
+	model := h.script(`{"turns": [
+	  {"calls": [{"name": "read_file", "input": {"path": "svc/main.go"}}], "match": {"system_contains": "root rules"}},
+	  {"calls": [{"name": "read_file", "input": {"path": "svc/main.go"}}]},
+	  {"text": "ok"}
+	]}`)
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", model, "look")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	res := r.find("tool_result")
+	if len(res) != 2 {
+		t.Fatalf("tool results = %v", res)
+	}
+	if !strings.Contains(res[0]["output"].(string), "svc rule: use tabs") {
+		t.Fatalf("nested AGENTS.md not shown: %v", res[0]["output"])
+	}
+	if strings.Contains(res[1]["output"].(string), "svc rule") {
+		t.Fatal("nested AGENTS.md shown twice")
+	}
+}
