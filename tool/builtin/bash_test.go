@@ -132,10 +132,10 @@ func TestBashTimeoutOverride(t *testing.T) {
 	ws, _ := newWS(t)
 	b := NewBash(ws, WithKillGrace(time.Second))
 	for in, want := range map[string]time.Duration{
-		`{"command":"x"}`:                   bashDefaultTimeout + time.Second + bashPipeWait,
+		`{"command":"x"}`:                    bashDefaultTimeout + time.Second + bashPipeWait,
 		`{"command":"x","timeout_secs":5}`:   5*time.Second + time.Second + bashPipeWait,
 		`{"command":"x","timeout_secs":900}`: bashMaxTimeout + time.Second + bashPipeWait,
-		`not json`:                          0,
+		`not json`:                           0,
 	} {
 		if got := b.Timeout(json.RawMessage(in)); got != want {
 			t.Errorf("Timeout(%s) = %s, want %s", in, got, want)

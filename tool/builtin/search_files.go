@@ -252,33 +252,3 @@ func searchWorker(ctx context.Context, m *matcher, limit int, jobs <-chan search
 		results <- r // always sent: the collector waits for every seq
 	}
 }
-
-// readSearchable reads the file at path into buf (grown as needed) and
-// returns its content and the buffer to reuse. ok is false for files that
-// cannot be read or are too large. A file whose first read already shows a
-// NUL byte is returned after that read, since it will be skipped anyway.
-func readSearchable(path string, buf []byte) (data, newBuf []byte, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, buf, false
-	}
-	defer f.Close()
-	buf = buf[:0]
-	for {
-		if len(buf) == cap(buf) {
-			if cap(buf) >= searchMaxFileSize {
-				return nil, buf, false
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if len(buf) == n && n > 0 && looksBinary(buf) {
-			return buf, buf, true
-		}
-		if err != nil {
-			// io.EOF, or a read error: search what was read.
-			return buf, buf, true
-		}
-	}
-}

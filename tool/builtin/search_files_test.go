@@ -94,6 +94,13 @@ func TestSearchFilesLongLine(t *testing.T) {
 // line-by-line regexp.
 func TestMatcherAgreesWithRegexp(t *testing.T) {
 	text := "alpha beta\r\n\nfunc NewReader(r io.Reader) *Reader {\n\tgamma_delta(1)\nBETA\nxNewReaderx\nlast line no newline NewReader"
+	for _, text := range []string{text, text + "\n", strings.Repeat(text+"\n", 3000)} {
+		checkMatcher(t, text)
+	}
+}
+
+func checkMatcher(t *testing.T, text string) {
+	t.Helper()
 	for _, p := range []string{
 		"beta", "NewReader", `New\w+\(`, `\w+Reader\b`, `(?i)beta`, `^$`, `line$`, `^\t`, `[a-z]+_[a-z]+\(`,
 		`a|x`, `\r`, "gamma_delta\\(1\\)$", `(Reader){2}`, `^alpha beta$`,
@@ -110,11 +117,14 @@ func TestMatcherAgreesWithRegexp(t *testing.T) {
 			}
 		}
 		var got []int
-		for _, lm := range m.find([]byte(text), 100) {
+		if strings.HasSuffix(text, "\n") {
+			want = want[:len(want)-1+boolInt(!re.MatchString(""))] // no line after the final newline
+		}
+		for _, lm := range m.find([]byte(text), 1<<20) {
 			got = append(got, lm.line)
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("pattern %q: lines %v, want %v", p, got, want)
+			t.Errorf("pattern %q on %d bytes: %d lines, want %d", p, len(text), len(got), len(want))
 		}
 	}
 }
@@ -140,3 +150,10 @@ func TestRequiredLiteral(t *testing.T) {
 }
 
 func syntaxParse(p string) (*syntax.Regexp, error) { return syntax.Parse(p, syntax.Perl) }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

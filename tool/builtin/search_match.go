@@ -24,6 +24,7 @@ type matcher struct {
 	needle  []byte         // a literal every match contains, for prefiltering
 	line    *regexp.Regexp // the pattern, applied to one line
 	whole   *regexp.Regexp // the pattern in (?m) mode, applied to a whole file
+	chunk   int            // bytes of a file given to whole at once
 }
 
 // lineMatch is one matching line, ready for display.
@@ -32,9 +33,19 @@ type lineMatch struct {
 	text []byte
 }
 
-// minNeedle is the shortest literal worth prefiltering with: a one-byte
-// needle hits nearly every line and only adds work.
-const minNeedle = 3
+// goodNeedle reports whether prefiltering with lit pays off. Checking a
+// candidate line costs a regexp call, so a needle that is on nearly every
+// line is worse than one pass over the file. Three bytes or more are rare
+// enough; a shorter needle only if it has a byte other than a lower-case
+// letter or a blank (a "-" or "_" cuts the work five-fold on source code).
+func goodNeedle(lit string) bool {
+	if len(lit) >= 3 {
+		return true
+	}
+	return strings.IndexFunc(lit, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r == ' ' || r == '\t')
+	}) >= 0
+}
 
 func newMatcher(pattern string) (*matcher, error) {
 	re, err := regexp.Compile(pattern)
@@ -46,7 +57,7 @@ func newMatcher(pattern string) (*matcher, error) {
 	}
 	m := &matcher{line: re}
 	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
-		if lit := requiredLiteral(parsed); len(lit) >= minNeedle && !strings.Contains(lit, "\n") {
+		if lit := requiredLiteral(parsed); lit != "" && goodNeedle(lit) && !strings.Contains(lit, "\n") {
 			m.needle = []byte(lit)
 			return m, nil
 		}
@@ -56,7 +67,26 @@ func newMatcher(pattern string) (*matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %v", pattern, err)
 	}
+	m.chunk = backtrackChunk(pattern)
 	return m, nil
+}
+
+// backtrackChunk returns how many bytes to give the whole-file regexp per
+// call. Go's regexp runs its backtracker, several times faster than its
+// NFA, only on inputs up to 256 Kbit divided by the program's size; files
+// are therefore searched in line-aligned chunks below that bound.
+func backtrackChunk(pattern string) int {
+	const maxChunk, maxBacktrackVector = 8 << 10, 256 << 10
+	parsed, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return maxChunk
+	}
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil || len(prog.Inst) == 0 {
+		return maxChunk
+	}
+	// A little under the bound: the (?m:...) wrapper adds instructions.
+	return max(256, min(maxChunk, maxBacktrackVector/(len(prog.Inst)+4)-64))
 }
 
 func regexpProblem(err error) string {
@@ -120,11 +150,12 @@ func (m *matcher) find(data []byte, limit int) []lineMatch {
 			}
 			at = pos + i
 		default:
-			loc := m.whole.FindIndex(data[pos:])
-			if loc == nil {
+			if at = m.findChunked(data, pos); at < 0 {
 				return out
 			}
-			at = pos + loc[0]
+			if at == len(data) && data[at-1] == '\n' {
+				return out // an empty match after the last line: no line there
+			}
 		}
 		start := bytes.LastIndexByte(data[:at], '\n') + 1
 		end := len(data)
@@ -150,6 +181,27 @@ func (m *matcher) find(data []byte, limit int) []lineMatch {
 		pos = end + 1
 	}
 	return out
+}
+
+// findChunked returns the offset of the first match of m.whole at or after
+// pos (a line start), or -1. Chunks end after a newline, so no line is split
+// and ^ and $ keep their line meaning.
+func (m *matcher) findChunked(data []byte, pos int) int {
+	for pos < len(data) {
+		end := len(data)
+		if pos+m.chunk < len(data) {
+			if i := bytes.LastIndexByte(data[pos:pos+m.chunk], '\n'); i >= 0 {
+				end = pos + i + 1
+			} else if i := bytes.IndexByte(data[pos+m.chunk:], '\n'); i >= 0 {
+				end = pos + m.chunk + i + 1
+			}
+		}
+		if loc := m.whole.FindIndex(data[pos:end]); loc != nil {
+			return pos + loc[0]
+		}
+		pos = end
+	}
+	return -1
 }
 
 // displayLine copies line for output, cutting a long one to a window around
