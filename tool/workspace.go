@@ -138,6 +138,16 @@ func (w *Workspace) Rel(abs string) string {
 	return rel
 }
 
+// Denied reports whether abs, a clean absolute path with its symlinks
+// already resolved (as Resolve returns, or as found by walking a resolved
+// directory), is in the home deny list. Tools that walk directory trees use
+// it to skip ~/.ssh and the like when the workspace contains the home
+// directory.
+func (w *Workspace) Denied(abs string) bool {
+	_, ok := w.denied(abs)
+	return ok
+}
+
 func (w *Workspace) denied(p string) (string, bool) {
 	for _, d := range w.deny {
 		if within(d, p) {

@@ -157,6 +157,9 @@ func TestResolveDenyList(t *testing.T) {
 			t.Errorf("Resolve(%q): %v", in, err)
 		}
 	}
+	if !ws.Denied(filepath.Join(home, ".ssh", "id_rsa")) || !ws.Denied(filepath.Join(home, ".aws")) || ws.Denied(filepath.Join(home, "project")) {
+		t.Error("Denied disagrees with the deny list")
+	}
 }
 
 func TestResolveDeniedThroughLinkedSSHDir(t *testing.T) {

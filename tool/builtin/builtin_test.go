@@ -185,3 +185,40 @@ func TestToolsRefusePathsOutsideWorkspace(t *testing.T) {
 		t.Errorf("list_files shows a symlink out of the workspace:\n%s", out)
 	}
 }
+
+func TestWalksSkipDenyList(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files(t, root, map[string]string{
+		"home/.ssh/id_rsa":       "needle private key",
+		"home/.aws/credentials":  "needle aws",
+		"home/project/main.go":   "needle ok",
+		"home/.config/app.toml":  "needle config",
+		"home/.netrc":            "needle netrc",
+		"home/project/.netrc":    "needle only the home one is denied",
+		"home/project/.ssh/conf": "needle not the home .ssh",
+	})
+	ws, err := tool.NewWorkspace(root, tool.WithHome(filepath.Join(root, "home")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ok(t, NewSearchFiles(ws), SearchFilesInput{Pattern: "needle"})
+	want := "home/.config/app.toml:1: needle config\n" +
+		"home/project/.netrc:1: needle only the home one is denied\n" +
+		"home/project/.ssh/conf:1: needle not the home .ssh\n" +
+		"home/project/main.go:1: needle ok\n"
+	if !strings.HasPrefix(out, want) || strings.Count(out, "needle") != 4 {
+		t.Errorf("search_files =\n%s\nwant\n%s", out, want)
+	}
+	for _, out := range []string{
+		ok(t, NewGlob(ws), GlobInput{Pattern: "**/*"}),
+		ok(t, NewListFiles(ws), ListFilesInput{Depth: 5}),
+	} {
+		if strings.Contains(out, "id_rsa") || strings.Contains(out, "credentials") || strings.Contains(out, "\n    .netrc") || strings.Contains(out, "home/.netrc") {
+			t.Errorf("a walk shows a denied location:\n%s", out)
+		}
+	}
+	fails(t, NewSearchFiles(ws), SearchFilesInput{Pattern: "x", Path: "home/.ssh"}, "off limits")
+}

@@ -23,6 +23,10 @@ const (
 	searchDefaultResults = 200
 	searchMaxResults     = 2000
 	searchMaxLineLen     = 240
+	// searchMaxBytes keeps the result under the Registry's default output
+	// cap (32 KiB), so a long result is cut at the end, in order, rather
+	// than in the middle.
+	searchMaxBytes = 28 << 10
 	// searchMaxFileSize skips generated blobs, logs and dumps that would
 	// dominate the time and rarely hold what the model is looking for.
 	searchMaxFileSize = 16 << 20
@@ -154,7 +158,7 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 				matched++
 			}
 			for _, l := range r.lines {
-				if total == limit {
+				if total == limit || out.Len() > searchMaxBytes {
 					truncated = true
 					cancel()
 					break
@@ -180,7 +184,10 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 	} else {
 		b.WriteString(out.String())
 		if truncated {
-			fmt.Fprintf(&b, "\n(first %d matching lines shown, sorted by path; there are more: narrow the pattern, path or glob, or raise max_results", limit)
+			fmt.Fprintf(&b, "\n(first %d matching lines shown, sorted by path; there are more: narrow the pattern, path or glob", total)
+			if total == limit {
+				b.WriteString(", or raise max_results")
+			}
 		} else {
 			fmt.Fprintf(&b, "\n(%s in %s, sorted by path", plural(total, "matching line"), plural(matched, "file"))
 		}
@@ -201,6 +208,9 @@ func (t *SearchFiles) walk(ctx context.Context, dir, glob string, jobs chan<- se
 	seq := 0
 	var visit func(abs string, parts []string, rules *ignoreRules, prefix string) bool
 	visit = func(abs string, parts []string, rules *ignoreRules, prefix string) bool {
+		if ctx.Err() != nil {
+			return false
+		}
 		nodes, sub, _ := w.list(abs, parts, rules)
 		for _, n := range nodes {
 			name := n.parts[len(n.parts)-1]

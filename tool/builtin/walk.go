@@ -130,6 +130,9 @@ func (w walker) list(dir string, parts []string, rules *ignoreRules) ([]node, *i
 			continue
 		}
 		n := node{abs: filepath.Join(dir, name), parts: append(slices.Clip(parts), name), isDir: typ.IsDir()}
+		if w.ws.Denied(n.abs) {
+			continue // ~/.ssh and friends, when the workspace holds the home directory
+		}
 		if typ&fs.ModeSymlink != 0 {
 			target, err := w.ws.Resolve(n.abs)
 			if err != nil {
