@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/tool"
 )
 
 // gone reports, waiting up to a few seconds for the kernel to reap it,
@@ -156,5 +159,20 @@ func TestHeadTail(t *testing.T) {
 	w.Write([]byte("er"))
 	if got := w.String(); got != "shorter" {
 		t.Errorf("headTail under the cap = %q", got)
+	}
+}
+
+// TestBashThroughRegistry checks that bash's own time limit, not the
+// Registry's default, governs a call.
+func TestBashThroughRegistry(t *testing.T) {
+	ws, _ := newWS(t)
+	reg := tool.NewRegistry(tool.WithTimeout(50 * time.Millisecond))
+	if err := reg.Register(NewBash(ws)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(BashInput{Command: "sleep 0.3; echo finished", TimeoutSecs: 30})
+	res := reg.Execute(context.Background(), nil, llm.ToolCall{ID: "1", Name: "bash", Input: raw})
+	if res.IsError || res.Output != "finished\nexit code: 0" {
+		t.Errorf("bash through the registry: %+v", res)
 	}
 }

@@ -43,6 +43,7 @@ func BenchmarkSearchFiles(b *testing.B) {
 		b.Fatal(err)
 	}
 	sf := NewSearchFiles(ws)
+	sf.maxBytes = 1 << 30 // full results, as grep gives
 	for _, p := range benchPatterns {
 		b.Run(p.name, func(b *testing.B) {
 			input, _ := json.Marshal(SearchFilesInput{Pattern: p.pattern, MaxResults: 2000})
@@ -73,6 +74,7 @@ func TestSearchFilesVersusGrep(t *testing.T) {
 		t.Fatal(err)
 	}
 	sf := NewSearchFiles(ws)
+	sf.maxBytes = 1 << 30 // full results, as grep gives
 	best := func(f func()) time.Duration {
 		f() // warm the page cache
 		var min time.Duration

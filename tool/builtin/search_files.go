@@ -44,16 +44,18 @@ type SearchFilesInput struct {
 type SearchFiles struct {
 	spec
 	readOnly
-	ws      *tool.Workspace
-	workers int
+	ws       *tool.Workspace
+	workers  int
+	maxBytes int // output budget; tests raise it to compare full results
 }
 
 // NewSearchFiles returns the search_files tool.
 func NewSearchFiles(ws *tool.Workspace) *SearchFiles {
 	return &SearchFiles{
-		spec:    newSpec[SearchFilesInput]("search_files", searchFilesDescription),
-		ws:      ws,
-		workers: max(2, runtime.GOMAXPROCS(0)),
+		spec:     newSpec[SearchFilesInput]("search_files", searchFilesDescription),
+		ws:       ws,
+		workers:  max(2, runtime.GOMAXPROCS(0)),
+		maxBytes: searchMaxBytes,
 	}
 }
 
@@ -158,7 +160,7 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 				matched++
 			}
 			for _, l := range r.lines {
-				if total == limit || out.Len() > searchMaxBytes {
+				if total == limit || out.Len() > t.maxBytes {
 					truncated = true
 					cancel()
 					break
