@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,11 +105,22 @@ func TestBashTimeoutEscalatesToSIGKILL(t *testing.T) {
 
 func TestBashCancelKillsGroup(t *testing.T) {
 	requireProc(t)
-	ws, _ := newWS(t)
+	ws, root := newWS(t)
 	b := NewBash(ws, WithKillGrace(200*time.Millisecond))
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	raw, _ := json.Marshal(BashInput{Command: `bash -c 'sleep 300 & echo $!; wait'`})
+	defer cancel()
+	pidFile := filepath.Join(root, "pid")
+	go func() {
+		// Cancel once the grandchild is running.
+		for ctx.Err() == nil {
+			if data, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(data), "\n") {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	raw, _ := json.Marshal(BashInput{Command: `bash -c 'sleep 300 & echo $! > pid; wait'`})
 	res, err := b.Execute(ctx, raw)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +128,7 @@ func TestBashCancelKillsGroup(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Output, "cancelled") {
 		t.Fatalf("cancelled command: %+v", res)
 	}
-	if pid := firstPID(t, res.Output); !gone(t, pid) {
+	if pid := firstPID(t, readFile(t, pidFile)); !gone(t, pid) {
 		t.Errorf("sleep %d survived the cancellation", pid)
 	}
 }
