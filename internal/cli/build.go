@@ -102,7 +102,11 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 	}
-	rt.tools = builtin.All(ws)
+	var keyVars []string
+	for _, p := range c.Providers {
+		keyVars = append(keyVars, p.APIKeyEnv)
+	}
+	rt.tools = builtin.All(ws, builtin.WithHiddenEnv(keyVars...))
 	skills, problems := skill.Discover(c.Workdir, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("skill skipped", "problem", p)

@@ -44,6 +44,24 @@ type Bash struct {
 	shell     string
 	maxOutput int
 	grace     time.Duration
+	hideEnv   map[string]bool
+}
+
+// DefaultHiddenEnv are the variables bash commands never see: the provider
+// keys harness9 itself reads. A command's output lands in the session store
+// and goes to the model, and keys must reach neither (DESIGN §4).
+var DefaultHiddenEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+// WithHiddenEnv removes more variables (e.g. configured providers'
+// api_key_env) from the environment of every command.
+func WithHiddenEnv(names ...string) BashOption {
+	return func(b *Bash) {
+		for _, n := range names {
+			if n != "" {
+				b.hideEnv[n] = true
+			}
+		}
+	}
 }
 
 // BashOption configures the bash tool.
@@ -78,6 +96,10 @@ func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 		shell:     "sh",
 		maxOutput: bashDefaultOutput,
 		grace:     bashDefaultGrace,
+		hideEnv:   map[string]bool{},
+	}
+	for _, n := range DefaultHiddenEnv {
+		b.hideEnv[n] = true
 	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		b.shell = p
@@ -126,7 +148,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	out := newHeadTail(b.maxOutput)
 	cmd := exec.Command(b.shell, "-c", in.Command)
 	cmd.Dir = b.ws.Root()
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(b.environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: the two streams stay interleaved
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = bashPipeWait
@@ -212,4 +234,17 @@ func (b *Bash) kill(pgid int, done <-chan error) error {
 		err = <-done
 	}
 	return err
+}
+
+// environ is the process environment without the hidden variables.
+func (b *Bash) environ() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !b.hideEnv[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

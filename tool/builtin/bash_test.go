@@ -188,3 +188,17 @@ func TestBashThroughRegistry(t *testing.T) {
 		t.Errorf("bash through the registry: %+v", res)
 	}
 }
+
+func TestBashHidesProviderKeys(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret-openai")
+	t.Setenv("DEEPSEEK_API_KEY", "sk-secret-deepseek")
+	t.Setenv("HARNESS9_VISIBLE", "shown")
+	ws, _ := newWS(t)
+	out := ok(t, NewBash(ws, WithHiddenEnv("DEEPSEEK_API_KEY")), BashInput{Command: "env"})
+	if strings.Contains(out, "sk-secret") {
+		t.Fatalf("a provider key reached the command:\n%s", out)
+	}
+	if !strings.Contains(out, "HARNESS9_VISIBLE=shown") {
+		t.Fatalf("ordinary variables must stay visible:\n%s", out)
+	}
+}

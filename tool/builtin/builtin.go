@@ -20,7 +20,7 @@ import (
 )
 
 // All returns every built-in tool, sharing ws.
-func All(ws *tool.Workspace) []tool.Tool {
+func All(ws *tool.Workspace, bashOpts ...BashOption) []tool.Tool {
 	return []tool.Tool{
 		NewReadFile(ws),
 		NewWriteFile(ws),
@@ -28,7 +28,7 @@ func All(ws *tool.Workspace) []tool.Tool {
 		NewListFiles(ws),
 		NewGlob(ws),
 		NewSearchFiles(ws),
-		NewBash(ws),
+		NewBash(ws, bashOpts...),
 	}
 }
 
