@@ -45,6 +45,10 @@ func (e *Engine) Approve(ctx context.Context, confirmEdits bool) iter.Seq[Event]
 		e.mu.Lock()
 		e.taskDir = dir
 		e.status = planning.StatusExecuting
+		// Reading done while planning (after submit_plan, in a refining
+		// run, or before a fallback plan) is no evidence that a step was
+		// carried out: execution starts with none.
+		e.evidence.Reset()
 		e.mode = planning.ModeDefault
 		if confirmEdits {
 			e.mode = planning.ModeAutoEdit
