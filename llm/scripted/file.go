@@ -23,6 +23,18 @@ import (
 // turn played is the one whose index equals the number of assistant messages
 // already in the request's history. That keeps a script in step when a
 // session continues in another process (`harness9 run --resume ID`).
+//
+// Some requests do not count the session's turns: the summariser's request
+// when the engine compacts the context (a fresh transcript with no assistant
+// message), and requests after a compaction, whose history starts with the
+// summary and keeps only the recent messages. A turn with "when" answers
+// them: it is played for any request meeting all of its conditions, before
+// the numbered turns are considered (the first such turn in the file wins),
+// and it takes no index, so the other turns keep their numbers:
+//
+//	{"when": {"system_contains": "You compact the history"}, "text": "Goal: ..."}
+//	{"when": {"first_user_contains": "[Conversation Summary]"}, "text": "Done.",
+//	 "match": {"first_user_contains": "## Active Tasks"}}
 type File struct {
 	Turns []FileTurn `json:"turns"`
 }
@@ -38,6 +50,10 @@ type FileTurn struct {
 	ChunkSize int        `json:"chunk_size,omitempty"`
 	DelayMS   int        `json:"delay_ms,omitempty"`
 	Match     *FileMatch `json:"match,omitempty"`
+	// When routes requests to this turn by their content instead of their
+	// number of assistant messages (see File). Match, if also given, is
+	// then checked like for any turn.
+	When *FileMatch `json:"when,omitempty"`
 }
 
 // FileCall is a tool call of a FileTurn. Input is any JSON value; a string
@@ -55,6 +71,9 @@ type FileMatch struct {
 	LastUserContains       string `json:"last_user_contains,omitempty"`
 	LastToolResultContains string `json:"last_tool_result_contains,omitempty"`
 	SystemContains         string `json:"system_contains,omitempty"`
+	FirstUserContains      string `json:"first_user_contains,omitempty"`
+	AnyMessageContains     string `json:"any_message_contains,omitempty"`
+	NoMessageContains      string `json:"no_message_contains,omitempty"`
 }
 
 func (m *FileMatch) matcher() Matcher {
@@ -72,6 +91,9 @@ func (m *FileMatch) matcher() Matcher {
 	add(m.LastUserContains, LastUserContains)
 	add(m.LastToolResultContains, LastToolResultContains)
 	add(m.SystemContains, SystemContains)
+	add(m.FirstUserContains, FirstUserContains)
+	add(m.AnyMessageContains, AnyMessageContains)
+	add(m.NoMessageContains, NoMessageContains)
 	return All(ms...)
 }
 
@@ -111,16 +133,32 @@ func LoadFile(path string) (*HistoryProvider, error) {
 	if len(f.Turns) == 0 {
 		return nil, fmt.Errorf("scripted: %s has no turns", path)
 	}
-	turns := make([]Turn, len(f.Turns))
+	p := &HistoryProvider{}
 	for i, ft := range f.Turns {
-		turns[i] = ft.Turn()
+		t := ft.Turn()
+		if ft.When == nil {
+			p.turns = append(p.turns, t)
+			continue
+		}
+		p.routed = append(p.routed, routedTurn{when: ft.When.matcher(), turn: t, pos: i + 1})
 	}
-	return NewHistory(turns...), nil
+	return p, nil
 }
 
 // HistoryProvider plays the turn whose index is the number of assistant
-// messages in the request, so it needs no state between requests.
-type HistoryProvider struct{ turns []Turn }
+// messages in the request, so it needs no state between requests. Turns
+// loaded with "when" are tried first (see File).
+type HistoryProvider struct {
+	turns  []Turn
+	routed []routedTurn
+}
+
+// routedTurn is a turn played for the requests when accepts.
+type routedTurn struct {
+	when Matcher
+	turn Turn
+	pos  int // 1-based position in the file, for error messages
+}
 
 // NewHistory returns a provider that picks turns by the request's history.
 func NewHistory(turns ...Turn) *HistoryProvider {
@@ -138,6 +176,18 @@ func (p *HistoryProvider) Stream(ctx context.Context, req llm.Request) iter.Seq2
 			if m.Role == llm.RoleAssistant {
 				n++
 			}
+		}
+		for _, r := range p.routed {
+			if !r.when(req) {
+				continue
+			}
+			if r.turn.Match != nil && !r.turn.Match(req) {
+				yield(llm.Chunk{}, fmt.Errorf("scripted: the when-turn at position %s of the file was chosen but does not match the request; %s",
+					label(r.turn, r.pos), describe(req)))
+				return
+			}
+			play(ctx, resolve(r.turn, req), n+1, yield)
+			return
 		}
 		if n >= len(p.turns) {
 			yield(llm.Chunk{}, fmt.Errorf("scripted: the script has %d turns and the history already holds %d assistant messages; %s",

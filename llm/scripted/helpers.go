@@ -73,6 +73,30 @@ func SystemContains(s string) Matcher {
 	return func(r llm.Request) bool { return strings.Contains(r.System, s) }
 }
 
+// FirstUserContains matches requests whose first user message contains s.
+// After a compaction the first user message is the summary.
+func FirstUserContains(s string) Matcher {
+	return func(r llm.Request) bool {
+		for _, m := range r.Messages {
+			if m.Role == llm.RoleUser {
+				return strings.Contains(m.Content, s)
+			}
+		}
+		return false
+	}
+}
+
+// AnyMessageContains matches requests where some message's text contains s.
+func AnyMessageContains(s string) Matcher {
+	return func(r llm.Request) bool { return anyMessageContains(r, s) }
+}
+
+// NoMessageContains matches requests where no message's text contains s,
+// for example to check that a compaction dropped an old tool result.
+func NoMessageContains(s string) Matcher {
+	return func(r llm.Request) bool { return !anyMessageContains(r, s) }
+}
+
 // All matches requests every matcher accepts.
 func All(ms ...Matcher) Matcher {
 	return func(r llm.Request) bool {
@@ -90,6 +114,21 @@ func Any(ms ...Matcher) Matcher {
 	return func(r llm.Request) bool {
 		return slices.ContainsFunc(ms, func(m Matcher) bool { return m(r) })
 	}
+}
+
+// anyMessageContains looks in every message's text and tool-call inputs.
+func anyMessageContains(r llm.Request, s string) bool {
+	for _, m := range r.Messages {
+		if strings.Contains(m.Content, s) {
+			return true
+		}
+		for _, c := range m.ToolCalls {
+			if strings.Contains(string(c.Input), s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func hasTool(r llm.Request, name string) bool {
