@@ -50,10 +50,22 @@ func TestAutomaticCompaction(t *testing.T) {
 		t.Errorf("last request has %d messages; covered %d of %d", len(last.Messages), c.Covered, len(msgs)-1)
 	}
 
-	// A resumed engine builds its requests from the stored summary too.
-	h.p.Add(scripted.Turn{Text: "still summarised", Match: func(r llm.Request) bool {
-		return strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader)
-	}})
+	// A resumed engine builds its requests from the stored summary too, and
+	// its Active Tasks block follows the todo list as it is now, not as it
+	// was when the summary was made.
+	h.p.Add(
+		scripted.Turn{Match: func(r llm.Request) bool {
+			return strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader)
+		}, Calls: scripted.Calls(scripted.Call("list_files", nil))},
+		scripted.Turn{Calls: scripted.Calls(todoCall(
+			todo("1", "keep this task in view", planning.TodoCompleted),
+			todo("2", "a task added after the summary", planning.TodoPending)))},
+		scripted.Turn{Text: "still summarised", Match: func(r llm.Request) bool {
+			s := r.Messages[0].Content
+			return strings.HasPrefix(s, compact.SummaryHeader) &&
+				strings.HasSuffix(s, "## Active Tasks\n[ ] a task added after the summary")
+		}},
+	)
 	again := h.engine(agent.WithSession(eng.SessionID()), agent.WithContextWindow(100000))
 	wantDone(t, drain(t, again.Run(context.Background(), "and now?")), agent.StatusCompleted)
 }

@@ -215,7 +215,7 @@ func (e *Engine) effectiveLocked() []llm.Message {
 	}
 	rest := e.history[e.compaction.Covered:]
 	out := make([]llm.Message, 0, len(rest)+1)
-	out = append(out, compact.SummaryMessage(e.compaction.Summary))
+	out = append(out, compact.SummaryMessage(compact.RefreshActiveTasks(e.compaction.Summary, e.todos)))
 	return append(out, rest...)
 }
 

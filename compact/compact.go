@@ -146,6 +146,10 @@ func (c *Compactor) Compact(ctx context.Context, history []llm.Message, todos To
 	return res, nil
 }
 
+// activeTasksHeading starts the block of pending and in-progress todos at
+// the end of a summary.
+const activeTasksHeading = "\n\n## Active Tasks\n"
+
 func activeTasks(todos TodoInjector) string {
 	if todos == nil {
 		return ""
@@ -154,7 +158,18 @@ func activeTasks(todos TodoInjector) string {
 	if t == "" {
 		return ""
 	}
-	return "\n\n## Active Tasks\n" + t
+	return activeTasksHeading + t
+}
+
+// RefreshActiveTasks replaces the Active Tasks block at the end of a stored
+// summary with the todo list as it is now, so a summary made several turns
+// (or a resume) ago never shows the model a stale list: items finished
+// since disappear, items added since appear.
+func RefreshActiveTasks(summary string, todos TodoInjector) string {
+	if i := strings.LastIndex(summary, activeTasksHeading); i >= 0 {
+		summary = summary[:i]
+	}
+	return summary + activeTasks(todos)
 }
 
 // summarise asks the model for a summary of old. The request carries no tools.

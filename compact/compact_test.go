@@ -246,3 +246,18 @@ func TestNeeded(t *testing.T) {
 		t.Error("WithThreshold(0.5) not applied")
 	}
 }
+
+func TestRefreshActiveTasksReplacesTheStaleBlock(t *testing.T) {
+	stale := SummaryHeader + "\n**Goal:** x\n\n## Active Tasks\n[ ] old step\n[>] other"
+	got := RefreshActiveTasks(stale, todoList("[>] new step"))
+	want := SummaryHeader + "\n**Goal:** x\n\n## Active Tasks\n[>] new step"
+	if got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if got := RefreshActiveTasks(stale, todoList("")); strings.Contains(got, "Active Tasks") {
+		t.Fatalf("an empty list must drop the block: %q", got)
+	}
+	if got := RefreshActiveTasks(SummaryHeader+"\nbody", todoList("[ ] a")); !strings.HasSuffix(got, "\n\n## Active Tasks\n[ ] a") {
+		t.Fatalf("block not added: %q", got)
+	}
+}
