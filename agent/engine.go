@@ -40,7 +40,8 @@ type Engine struct {
 	cfg      config
 	provider llm.Provider
 	registry *tool.Registry
-	readOnly []string // registered tools that declare themselves read-only
+	readOnly []string        // registered tools that declare themselves read-only
+	ws       *tool.Workspace // Plan Mode's bash sandbox; nil if the workdir is not usable
 	todos    *planning.TodoStore
 	evidence *planning.Evidence
 	log      *slog.Logger
@@ -90,6 +91,14 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 		mode:     cfg.mode,
 		status:   planning.StatusIdle,
 		allowed:  map[string]bool{},
+		ws:       cfg.workspace,
+	}
+	if e.ws == nil {
+		ws, err := tool.NewWorkspace(cfg.workdir)
+		if err != nil {
+			e.log.Warn("agent: the workdir is not a usable workspace; Plan Mode's bash paths are not sandboxed", "err", err)
+		}
+		e.ws = ws
 	}
 	if err := e.buildRegistry(); err != nil {
 		return nil, err

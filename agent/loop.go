@@ -97,7 +97,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turn
 		e.status = planning.StatusRunning
 	}
 	e.mu.Unlock()
-	gate := planning.GateFor(mode, e.readOnly...)
+	gate := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithWorkspace(e.ws))
 	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate)}
 }
 

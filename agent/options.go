@@ -29,6 +29,7 @@ type config struct {
 	store          session.Store
 	sessionID      string
 	workdir        string
+	workspace      *tool.Workspace
 	home           string
 	maxTurns       int
 	toolTimeout    time.Duration
@@ -82,6 +83,12 @@ func WithSession(id string) Option { return func(c *config) { c.sessionID = id }
 // WithWorkdir sets the directory the agent works in (default: the current
 // directory). It decides where plan files land.
 func WithWorkdir(dir string) Option { return func(c *config) { c.workdir = dir } }
+
+// WithWorkspace sets the sandbox Plan Mode's bash gate checks paths
+// against: a Plan-Mode bash command may read only inside it (the file tools
+// get theirs from the caller, normally the same one). By default the engine
+// builds tool.NewWorkspace(workdir).
+func WithWorkspace(ws *tool.Workspace) Option { return func(c *config) { c.workspace = ws } }
 
 // WithHome sets harness9's data directory, where plans and task directories
 // land when the workdir is not a git repository (default $HARNESS9_HOME or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harness9/harness9/tool"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -17,6 +18,9 @@ const maxGatedCommand = 64 << 10
 type CommandError struct {
 	Command string // the simple command, redirect or construct that was refused
 	Reason  string
+	// Path is the path the command would read outside the workspace, when
+	// that is why it was refused (CheckPlanCommand with a workspace).
+	Path string
 }
 
 func (e *CommandError) Error() string {
@@ -34,19 +38,43 @@ func (e *CommandError) Error() string {
 // cannot turn it into a writer (find -delete, sed -i, git checkout, ...).
 // Output redirection is allowed only to /dev/null and between descriptors.
 //
+// It also refuses what would print the environment, where API keys live:
+// env, printenv, set and export without arguments, and expansions of
+// upper-case variables other than non-secret ones such as $HOME or $PATH.
+//
 // The gate is deliberately conservative: whatever it cannot prove read-only
 // (eval, interpreters, assignments, arithmetic, functions, non-literal
 // command names) is refused with an error that names the command and why.
 func CheckReadOnlyCommand(command string) error {
+	_, err := parseReadOnly(command)
+	return err
+}
+
+// CheckPlanCommand is the bash gate of Plan Mode: CheckReadOnlyCommand, and
+// when ws is not nil, every path the command reads (file operands, values of
+// options that name a file, input redirections, find's starting points, cd
+// targets, glob matches) must resolve inside ws and outside its deny list,
+// as for the file tools: read-only does not mean the agent may read anything
+// on the machine. A path refusal is a *CommandError with Path set.
+func CheckPlanCommand(command string, ws *tool.Workspace) error {
+	file, err := parseReadOnly(command)
+	if err != nil || ws == nil {
+		return err
+	}
+	return checkPaths(file, ws)
+}
+
+// parseReadOnly parses a command and checks that it is read-only.
+func parseReadOnly(command string) (*syntax.File, error) {
 	if strings.TrimSpace(command) == "" {
-		return &CommandError{Reason: "the command is empty"}
+		return nil, &CommandError{Reason: "the command is empty"}
 	}
 	if len(command) > maxGatedCommand {
-		return &CommandError{Reason: fmt.Sprintf("the command is longer than %d bytes", maxGatedCommand)}
+		return nil, &CommandError{Reason: fmt.Sprintf("the command is longer than %d bytes", maxGatedCommand)}
 	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
-		return &CommandError{Reason: fmt.Sprintf("the command could not be parsed (%v), so it cannot be verified as read-only", err)}
+		return nil, &CommandError{Reason: fmt.Sprintf("the command could not be parsed (%v), so it cannot be verified as read-only", err)}
 	}
 	var firstErr error
 	syntax.Walk(file, func(n syntax.Node) bool {
@@ -62,7 +90,7 @@ func CheckReadOnlyCommand(command string) error {
 		}
 		return true
 	})
-	return firstErr
+	return file, firstErr
 }
 
 // checkNode vets one syntax node. Children are visited by syntax.Walk, so
@@ -81,6 +109,9 @@ func checkNode(n syntax.Node) error {
 	case *syntax.CallExpr:
 		return checkCall(n)
 	case *syntax.DeclClause:
+		if declPrints(n) {
+			return refuse(n, n.Variant.Value+" without a name "+printsEnvironment)
+		}
 		return refuse(n, "declare/export/local/readonly change the shell environment; they are not needed to explore")
 	case *syntax.LetClause, *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.CStyleLoop:
 		return refuse(n, "arithmetic is not allowed in Plan Mode (it can assign variables and evaluate array subscripts that run commands); compute the value yourself")
@@ -112,8 +143,25 @@ func checkNode(n syntax.Node) error {
 	return nil
 }
 
+// declPrints reports whether a declare/export/... clause has no names, only
+// options: it prints variables instead of setting them.
+func declPrints(d *syntax.DeclClause) bool {
+	for _, a := range d.Args {
+		if !a.Naked || a.Name != nil {
+			return false
+		}
+		if v, ok := literal(a.Value); !ok || !strings.HasPrefix(v.value, "-") {
+			return false
+		}
+	}
+	return true
+}
+
 func checkParamExp(p *syntax.ParamExp) error {
 	switch {
+	case p.Param != nil && !safeVariable(p.Param.Value):
+		return refuse(p, "$"+p.Param.Value+" may hold a secret (environment variables carry API keys and tokens); "+
+			"in Plan Mode only lower-case shell variables and non-secret ones such as $HOME, $PWD, $USER or $PATH are expanded")
 	case p.Excl:
 		return refuse(p, "indirect expansion ${!name} is not allowed in Plan Mode")
 	case p.Index != nil || p.Slice != nil:

@@ -16,7 +16,7 @@ var simpleCommands = setOf(
 	"dirname", "realpath", "readlink", "true", "false", ":", "cd", "nl", "tac",
 	"rev", "paste", "comm", "join", "column", "fold", "od", "hexdump", "strings",
 	"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "whoami", "id",
-	"uname", "printenv", "jq", "nproc", "ps", "expand", "unexpand", "seq",
+	"uname", "nproc", "expand", "unexpand", "seq",
 )
 
 // checkedCommands are read-only only with some arguments; each checker
@@ -29,7 +29,7 @@ func init() {
 		"uniq": checkUniq, "tree": checkTree, "file": checkFile, "date": checkDate,
 		"printf": checkPrintf, "env": checkEnv, "command": checkCommand,
 		"test": checkTest, "[": checkTest, "rg": checkRg, "xargs": checkXargs,
-		"read": checkRead, "awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk,
+		"read": checkRead, "printenv": checkPrintenv, "ps": checkPs, "jq": checkJq, "awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk,
 	}
 }
 
@@ -49,6 +49,7 @@ var refusedCommands = func() map[string]string {
 		m[n] = n + " runs another command; run that command directly"
 	}
 	m["tee"] = "tee writes its input to files; drop it and read the output directly"
+	m["set"] = "set without arguments " + printsEnvironment + "; with arguments it changes shell options, which exploring does not need"
 	return m
 }()
 

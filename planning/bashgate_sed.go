@@ -219,7 +219,9 @@ func checkSedScript(s string) string {
 			if !delimitedPair(d) {
 				return "the sed script could not be checked (unterminated y command)"
 			}
-		case strings.IndexByte("abcirRtT:v", cmd) >= 0:
+		case cmd == 'r' || cmd == 'R':
+			return "sed r/R read another file, which Plan Mode cannot check against the workspace; read that file with cat or read_file"
+		case strings.IndexByte("abcitT:v", cmd) >= 0:
 			argEnd()
 		case strings.IndexByte("lqQL", cmd) >= 0:
 			skipSpace()
@@ -276,6 +278,12 @@ func checkAwkProgram(a arg) string {
 		if strings.Contains(a.value, bad) {
 			return fmt.Sprintf("awk programs may not contain %q in Plan Mode (system(), > and | can run commands or write files); "+
 				"write comparisons with < or <=, or use grep/cut/sort instead", bad)
+		}
+	}
+	for _, bad := range []string{"getline", "ARGV", "ARGC", "ENVIRON", "PROCINFO"} {
+		if strings.Contains(a.value, bad) {
+			return fmt.Sprintf("awk programs may not use %s in Plan Mode (getline and ARGV open files the gate cannot check, "+
+				"ENVIRON holds secrets); pass the files to read as arguments", bad)
 		}
 	}
 	return ""

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/harness9/harness9/tool"
 )
 
 func TestCheckReadOnlyCommandAllows(t *testing.T) {
@@ -44,7 +46,6 @@ func TestCheckReadOnlyCommandAllows(t *testing.T) {
 		"diff a.txt b.txt",
 		"which go; basename /a/b; dirname /a/b; realpath .",
 		"date +%Y-%m-%d",
-		"env",
 		"sed -n '1,20p' main.go",
 		"sed -e 's/foo/bar/g' -e '/^#/d' file.txt",
 		"sed -n '/start/,/end/{p;=}' f",
@@ -63,6 +64,9 @@ func TestCheckReadOnlyCommandAllows(t *testing.T) {
 		"command -v git",
 		"test -f go.mod && echo present",
 		"echo ${HOME:-/tmp}",
+		"printenv HOME PATH",
+		"ps aux; ps -ef",
+		"echo $1 $# $? $f",
 		"time ls",
 		"[ -d .git ] && git status",
 		"cat `echo go.mod`",
@@ -128,6 +132,17 @@ func TestCheckReadOnlyCommandRefuses(t *testing.T) {
 		{"sh -c 'rm x'", "nested shell"},
 		{"bash -c \"rm x\"", "nested shell"},
 		{"env rm x", "env with arguments"},
+		{"env", "would print environment variables"},
+		{"printenv", "would print environment variables"},
+		{"printenv AWS_SECRET_ACCESS_KEY", "may print a secret"},
+		{"set", "would print environment variables"},
+		{"export", "would print environment variables"},
+		{"export -p", "would print environment variables"},
+		{"declare -p", "would print environment variables"},
+		{"echo $OPENAI_API_KEY", "may hold a secret"},
+		{"echo \"${GITHUB_TOKEN:-none}\"", "may hold a secret"},
+		{"cat <<EOF\n$ANTHROPIC_API_KEY\nEOF", "may hold a secret"},
+		{"ps auxe", "ps e would print environment variables"},
 		{"command rm x", "command CMD runs CMD"},
 		{"eval 'rm x'", "eval runs arbitrary code"},
 		{"exec rm x", "exec runs"},
@@ -264,11 +279,18 @@ func FuzzCheckReadOnlyCommand(f *testing.F) {
 		"find . -exec rm {} \\;", "awk '{print $1}'", "xargs -I{} grep {} f", "cat <<EOF\n$(rm x)\nEOF",
 		"for f in *; do echo ${f%.go}; done", "sort -k1,1 -t: f", "git branch --contains HEAD",
 		"date -d yesterday +%s", "uniq -f 1 -c", "f(){ :; }", "case x in a) ls;; esac",
+		"cat ~/.ssh/id_rsa", "grep -f/etc/passwd x", "for f in a *.go; do wc -l $f; done", "cd src && cat ../x",
+		"git -C sub grep -e x -- .", "find . -newer x -name '*.go'", "jq --arg a b . f", "cat */../x < y",
 	} {
 		f.Add(s)
 	}
+	ws, err := tool.NewWorkspace(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		_ = CheckReadOnlyCommand(cmd)
+		_ = CheckPlanCommand(cmd, ws)
 		_ = checkSedScript(cmd)
 	})
 }

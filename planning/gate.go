@@ -2,6 +2,7 @@ package planning
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,7 +14,7 @@ import (
 const (
 	TodoWriteName  = "todo_write"
 	SubmitPlanName = "submit_plan"
-	// BashName is the shell tool, allowed in Plan Mode behind CheckReadOnlyCommand.
+	// BashName is the shell tool, allowed in Plan Mode behind CheckPlanCommand.
 	BashName = "bash"
 )
 
@@ -30,23 +31,51 @@ var approvalTools = []string{"write_file", "edit_file", BashName}
 // PlanAllowlist returns the names of the built-in tools allowed in Plan Mode.
 func PlanAllowlist() []string { return slices.Clone(planAllowlist) }
 
-// GateFor returns the tool gate of a mode. It is enforced twice by the
+// GateFor returns the tool gate of a mode, with readOnlyTools added to the
+// Plan-Mode allowlist. It is NewGate(mode, WithReadOnlyTools(readOnlyTools...)):
+// without a workspace, bash's paths are not sandboxed; use NewGate with
+// WithWorkspace for that.
+func GateFor(mode Mode, readOnlyTools ...string) tool.Gate {
+	return NewGate(mode, WithReadOnlyTools(readOnlyTools...))
+}
+
+// GateOption configures NewGate.
+type GateOption func(*modeGate)
+
+// WithReadOnlyTools adds tools (for example read-only MCP tools) to the
+// Plan-Mode allowlist.
+func WithReadOnlyTools(names ...string) GateOption {
+	return func(g *modeGate) { g.extra = append(g.extra, names...) }
+}
+
+// WithWorkspace sandboxes what bash may read in Plan Mode: every path a
+// command reads must resolve inside ws and outside its deny list, as for the
+// file tools (CheckPlanCommand). A nil ws turns the sandbox off.
+func WithWorkspace(ws *tool.Workspace) GateOption {
+	return func(g *modeGate) { g.ws = ws }
+}
+
+// NewGate returns the tool gate of a mode. It is enforced twice by the
 // Registry: Visible decides which definitions the model is sent, Check
 // refuses a call to anything else — a model can name a tool it saw earlier in
 // the history, and the prompt is never what keeps Plan Mode read-only.
 //
-// In Plan Mode the allowlist is PlanAllowlist plus readOnlyTools (for example
-// read-only MCP tools), and bash runs only commands CheckReadOnlyCommand
-// accepts. In every other mode every tool is allowed except submit_plan,
-// which only means something while planning.
-func GateFor(mode Mode, readOnlyTools ...string) tool.Gate {
+// In Plan Mode the allowlist is PlanAllowlist plus WithReadOnlyTools, and
+// bash runs only commands CheckPlanCommand accepts: read-only, and reading
+// only inside the WithWorkspace sandbox when one is given. In every other
+// mode every tool is allowed except submit_plan, which only means something
+// while planning.
+func NewGate(mode Mode, opts ...GateOption) tool.Gate {
 	g := &modeGate{mode: mode}
+	for _, o := range opts {
+		o(g)
+	}
 	if mode == ModePlan {
-		g.allowed = make(map[string]bool, len(planAllowlist)+len(readOnlyTools))
+		g.allowed = make(map[string]bool, len(planAllowlist)+len(g.extra))
 		for _, n := range planAllowlist {
 			g.allowed[n] = true
 		}
-		for _, n := range readOnlyTools {
+		for _, n := range g.extra {
 			g.allowed[n] = true
 		}
 	}
@@ -55,6 +84,8 @@ func GateFor(mode Mode, readOnlyTools ...string) tool.Gate {
 
 type modeGate struct {
 	mode    Mode
+	extra   []string        // WithReadOnlyTools
+	ws      *tool.Workspace // WithWorkspace; nil: bash paths are not sandboxed
 	allowed map[string]bool // Plan Mode only
 }
 
@@ -78,7 +109,13 @@ func (g *modeGate) Check(name string, input json.RawMessage) error {
 	if g.mode == ModePlan && name == BashName {
 		command, err := bashCommand(input)
 		if err == nil {
-			err = CheckReadOnlyCommand(command)
+			err = CheckPlanCommand(command, g.ws)
+		}
+		var ce *CommandError
+		if errors.As(err, &ce) && ce.Path != "" {
+			return fmt.Errorf("Plan Mode's bash may only read inside the workspace; refused %w. "+
+				"Give paths relative to the workspace root (%s), or explore with read_file, list_files "+
+				"and search_files, which work inside the workspace too", err, g.ws.Root())
 		}
 		if err != nil {
 			return fmt.Errorf("Plan Mode runs only read-only bash commands; refused %w. "+
