@@ -199,6 +199,11 @@ func (l *turnLoop) finish() RunStatus {
 		return StatusCompleted
 	}
 	plan := planning.FallbackPlan(todos, l.text)
+	if prev := l.e.Plan(); prev != nil {
+		// A refining run that did not call submit_plan again keeps the
+		// plan's title and content; only the steps follow the todo list.
+		plan.Title, plan.Content = prev.Title, prev.Content
+	}
 	l.e.submit(plan)
 	l.s.emit(PlanSubmitted{Plan: *clonePlan(&plan)})
 	return StatusAwaitingApproval

@@ -130,6 +130,27 @@ func TestFallbackPlan(t *testing.T) {
 	}
 }
 
+// Keeping a plan "refining" and ending the run without a new submit_plan
+// must not replace the plan's title and content with the model's reply.
+func TestRefiningWithoutResubmitKeepsThePlan(t *testing.T) {
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(submitCall("Parser plan", "write the parser", "test the parser"))},
+		scripted.Turn{Calls: scripted.Calls(todoCall(
+			todo("1", "write the parser", planning.TodoPending),
+			todo("2", "test the parser", planning.TodoPending),
+			todo("3", "document the parser", planning.TodoPending)))},
+		scripted.Turn{Text: "Still the same plan, with docs added."},
+	)
+	eng := h.engine(agent.WithMode(planning.ModePlan))
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.StatusAwaitingApproval)
+	evs := drain(t, eng.Run(context.Background(), "also document it"))
+	wantDone(t, evs, agent.StatusAwaitingApproval)
+	p := eng.Plan()
+	if p == nil || p.Title != "Parser plan" || len(p.Steps) != 3 || p.Steps[2] != "document the parser" {
+		t.Fatalf("plan after refining = %+v", p)
+	}
+}
+
 func TestNoFallbackWithoutActiveTodos(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Text: "Just an answer."})
 	eng := h.engine(agent.WithMode(planning.ModePlan))
