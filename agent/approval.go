@@ -106,11 +106,10 @@ func (e *Engine) preview(call llm.ToolCall) string {
 // the file tools use, so a preview never shows a file the tool could not
 // touch.
 func (e *Engine) readForPreview(path string) (string, bool) {
-	ws, err := tool.NewWorkspace(e.cfg.workdir)
-	if err != nil {
+	if e.ws == nil {
 		return "", false
 	}
-	abs, err := ws.Resolve(path)
+	abs, err := e.ws.Resolve(path)
 	if err != nil {
 		return "", false
 	}
