@@ -18,15 +18,8 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Messa
 		return fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		// Read the clock under the write lock so Updated never goes
-		// backwards between this process's own writes.
-		now := nanos(s.now())
-		// Updating the session first also proves it exists.
-		res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
+		now, err := s.bump(ctx, tx, sessionID)
 		if err != nil {
-			return err
-		}
-		if err := mustAffect(res, sessionID); err != nil {
 			return err
 		}
 		_, err = tx.StmtContext(ctx, s.stmtInsertMsg).ExecContext(ctx, sessionID, string(m.Role), now, string(body))

@@ -169,6 +169,18 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 // mustAffect turns "no row changed" into a wrapped session.ErrNotFound.
+// bump sets the session's updated time to now and returns it; bumping first
+// in a write also proves the session exists. The clock is read under the
+// write lock so Updated never goes backwards between this process's writes.
+func (s *Store) bump(ctx context.Context, tx *sql.Tx, sessionID string) (int64, error) {
+	now := nanos(s.now())
+	res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
+	if err != nil {
+		return 0, err
+	}
+	return now, mustAffect(res, sessionID)
+}
+
 func mustAffect(res sql.Result, id string) error {
 	n, err := res.RowsAffected()
 	if err != nil {

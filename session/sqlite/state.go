@@ -48,14 +48,8 @@ func (s *Store) SaveState(ctx context.Context, sessionID string, st session.Stat
 		return fmt.Errorf("save state of session %s: encode: %w", sessionID, err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		// Read the clock under the write lock so Updated never goes
-		// backwards between this process's own writes.
-		now := nanos(s.now())
-		res, err := tx.StmtContext(ctx, s.stmtBump).ExecContext(ctx, now, sessionID)
+		now, err := s.bump(ctx, tx, sessionID)
 		if err != nil {
-			return err
-		}
-		if err := mustAffect(res, sessionID); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO session_state (session_id, updated, state) VALUES (?, ?, ?)
