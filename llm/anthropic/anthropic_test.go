@@ -110,10 +110,10 @@ func Test429ThenSuccess(t *testing.T) {
 		sse(textReply("done")...))
 	p, sl := provider(s)
 	resp, err := llm.Collect(p.Stream(context.Background(), simpleReq))
-	if err != nil || resp.Message.Content != "done" || s.requests() != 2 {
-		t.Fatalf("content %q, err %v, requests %d", resp.Message.Content, err, s.requests())
+	if err != nil || resp.Message.Content != "done" || s.Requests() != 2 {
+		t.Fatalf("content %q, err %v, requests %d", resp.Message.Content, err, s.Requests())
 	}
-	if w := sl.get(); len(w) != 1 || w[0] != 2*time.Second {
+	if w := sl.Waits(); len(w) != 1 || w[0] != 2*time.Second {
 		t.Errorf("waits = %v, want [2s]", w)
 	}
 }
@@ -135,8 +135,8 @@ func Test500Persistent(t *testing.T) {
 	if strings.Contains(msg, "sk-ant-test-secret") {
 		t.Errorf("error leaks the key: %q", msg)
 	}
-	if s.requests() != 4 || len(sl.get()) != 3 {
-		t.Errorf("requests %d, waits %v", s.requests(), sl.get())
+	if s.Requests() != 4 || len(sl.Waits()) != 3 {
+		t.Errorf("requests %d, waits %v", s.Requests(), sl.Waits())
 	}
 }
 
@@ -146,8 +146,8 @@ func TestOverloadedEventBeforeOutputIsRetried(t *testing.T) {
 		sse(textReply("ok")...))
 	p, _ := provider(s)
 	resp, err := llm.Collect(p.Stream(context.Background(), simpleReq))
-	if err != nil || resp.Message.Content != "ok" || s.requests() != 2 {
-		t.Errorf("content %q, err %v, requests %d", resp.Message.Content, err, s.requests())
+	if err != nil || resp.Message.Content != "ok" || s.Requests() != 2 {
+		t.Errorf("content %q, err %v, requests %d", resp.Message.Content, err, s.Requests())
 	}
 }
 
@@ -156,8 +156,8 @@ func TestErrorEventAfterOutput(t *testing.T) {
 		ev(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)))
 	p, _ := provider(s)
 	_, err := collect(p, simpleReq)
-	if err == nil || !strings.Contains(err.Error(), "Overloaded") || s.requests() != 1 {
-		t.Errorf("err %v, requests %d", err, s.requests())
+	if err == nil || !strings.Contains(err.Error(), "Overloaded") || s.Requests() != 1 {
+		t.Errorf("err %v, requests %d", err, s.Requests())
 	}
 }
 
@@ -172,8 +172,8 @@ func TestDroppedMidStream(t *testing.T) {
 	if !errors.As(err, &perr) || !strings.Contains(err.Error(), "anthropic") {
 		t.Fatalf("err = %v", err)
 	}
-	if s.requests() != 1 {
-		t.Errorf("requests = %d: a half-delivered stream must not be replayed", s.requests())
+	if s.Requests() != 1 {
+		t.Errorf("requests = %d: a half-delivered stream must not be replayed", s.Requests())
 	}
 }
 
@@ -181,8 +181,8 @@ func TestDroppedBeforeOutputIsRetried(t *testing.T) {
 	s := newServer(t, drop(messageStart(10, 0, 0)), sse(textReply("again")...))
 	p, _ := provider(s)
 	resp, err := llm.Collect(p.Stream(context.Background(), simpleReq))
-	if err != nil || resp.Message.Content != "again" || s.requests() != 2 {
-		t.Errorf("content %q, err %v, requests %d", resp.Message.Content, err, s.requests())
+	if err != nil || resp.Message.Content != "again" || s.Requests() != 2 {
+		t.Errorf("content %q, err %v, requests %d", resp.Message.Content, err, s.Requests())
 	}
 }
 
@@ -190,8 +190,8 @@ func TestStreamEndsWithoutMessageStop(t *testing.T) {
 	s := newServer(t, sse(messageStart(10, 0, 0), textStart(0), textDelta(0, "cut"), blockStop(0)))
 	p, _ := provider(s)
 	_, err := collect(p, simpleReq)
-	if !errors.Is(err, llm.ErrStreamTruncated) || s.requests() != 1 {
-		t.Errorf("err %v, requests %d", err, s.requests())
+	if !errors.Is(err, llm.ErrStreamTruncated) || s.Requests() != 1 {
+		t.Errorf("err %v, requests %d", err, s.Requests())
 	}
 }
 
@@ -199,8 +199,8 @@ func TestMalformedEvent(t *testing.T) {
 	s := newServer(t, sse(messageStart(10, 0, 0), event{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{`}))
 	p, _ := provider(s)
 	_, err := collect(p, simpleReq)
-	if err == nil || !strings.Contains(err.Error(), "anthropic: malformed stream event") || s.requests() != 1 {
-		t.Errorf("err %v, requests %d", err, s.requests())
+	if err == nil || !strings.Contains(err.Error(), "anthropic: malformed stream event") || s.Requests() != 1 {
+		t.Errorf("err %v, requests %d", err, s.Requests())
 	}
 }
 

@@ -33,7 +33,7 @@ func TestRequestBody(t *testing.T) {
 	if _, err := collect(p, req); err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	body := s.body(0)
+	body := s.Body(0)
 	check := func(path string, got any, want string) {
 		t.Helper()
 		g, _ := json.Marshal(got)
@@ -65,7 +65,7 @@ func TestRequestBody(t *testing.T) {
 			{"type":"text","text":"also run the tests","cache_control":`+eph+`}]}]`)
 	check("tools", body["tools"], `[{"name":"read_file","description":"Read a file.","cache_control":`+eph+`,
 		"input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}}]`)
-	h := s.headers[0]
+	h := s.Header(0)
 	// SDK v2.15 sends API keys as a bearer token.
 	if h.Get("Authorization") != "Bearer sk-ant-test-secret" || h.Get("Anthropic-Version") == "" {
 		t.Errorf("headers: authorization %q, anthropic-version %q", h.Get("Authorization"), h.Get("Anthropic-Version"))
@@ -82,7 +82,7 @@ func TestRequestOptions(t *testing.T) {
 	if _, err := collect(p, simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	body := s.body(0)
+	body := s.Body(0)
 	if body["max_tokens"] != float64(1234) {
 		t.Errorf("max_tokens = %v", body["max_tokens"])
 	}
@@ -98,7 +98,7 @@ func TestEnvironment(t *testing.T) {
 	if _, err := collect(New(), simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.headers[0].Get("Authorization"); got != "Bearer sk-ant-env" {
+	if got := s.Header(0).Get("Authorization"); got != "Bearer sk-ant-env" {
 		t.Errorf("authorization = %q", got)
 	}
 }

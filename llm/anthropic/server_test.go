@@ -4,89 +4,29 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/llmtest"
 )
 
-// fakeServer is a Messages API endpoint whose nth request is answered by
-// handlers[n] (the last one repeats). It records every request.
-type fakeServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	bodies   []map[string]any
-	headers  []http.Header
-	handlers []http.HandlerFunc
-}
+type fakeServer = llmtest.Server
 
 func newServer(t testing.TB, handlers ...http.HandlerFunc) *fakeServer {
 	t.Helper()
-	s := &fakeServer{handlers: handlers}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v1/messages" {
-			http.Error(w, "unexpected path "+r.URL.Path, http.StatusNotFound)
-			return
-		}
-		raw, _ := io.ReadAll(r.Body)
-		var body map[string]any
-		if err := json.Unmarshal(raw, &body); err != nil {
-			t.Errorf("request body is not JSON: %v", err)
-		}
-		s.mu.Lock()
-		n := len(s.bodies)
-		s.bodies = append(s.bodies, body)
-		s.headers = append(s.headers, r.Header.Clone())
-		h := s.handlers[min(n, len(s.handlers)-1)]
-		s.mu.Unlock()
-		h(w, r)
-	}))
-	t.Cleanup(s.Close)
-	return s
+	return llmtest.NewServer(t, "/v1/messages", handlers...)
 }
 
-func (s *fakeServer) requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.bodies)
-}
-
-func (s *fakeServer) body(i int) map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bodies[i]
-}
-
-// sleeper records the waits a RetryPolicy asks for instead of sleeping.
-type sleeper struct {
-	mu    sync.Mutex
-	waits []time.Duration
-}
-
-func (s *sleeper) sleep(_ context.Context, d time.Duration) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.waits = append(s.waits, d)
-	return nil
-}
-
-func (s *sleeper) get() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.waits...)
-}
+type sleeper = llmtest.Sleeper
 
 func provider(s *fakeServer, opts ...Option) (*Provider, *sleeper) {
 	sl := &sleeper{}
 	base := []Option{
 		WithBaseURL(s.URL),
 		WithAPIKey("sk-ant-test-secret"),
-		WithRetry(llm.RetryPolicy{Sleep: sl.sleep, Jitter: func() float64 { return 0 }}),
+		WithRetry(llm.RetryPolicy{Sleep: sl.Sleep, Jitter: func() float64 { return 0 }}),
 	}
 	return New(append(base, opts...)...), sl
 }

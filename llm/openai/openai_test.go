@@ -26,8 +26,8 @@ func TestTextOnly(t *testing.T) {
 	if last.Kind != llm.ChunkStop || last.StopReason != llm.StopEndTurn {
 		t.Errorf("last chunk = %+v, want stop end_turn", last)
 	}
-	if s.requests() != 1 {
-		t.Errorf("requests = %d, want 1", s.requests())
+	if s.Requests() != 1 {
+		t.Errorf("requests = %d, want 1", s.Requests())
 	}
 }
 
@@ -129,10 +129,10 @@ func Test429ThenSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	if resp.Message.Content != "done" || s.requests() != 2 {
-		t.Errorf("content %q after %d requests", resp.Message.Content, s.requests())
+	if resp.Message.Content != "done" || s.Requests() != 2 {
+		t.Errorf("content %q after %d requests", resp.Message.Content, s.Requests())
 	}
-	if w := sl.get(); len(w) != 1 || w[0] != time.Second {
+	if w := sl.Waits(); len(w) != 1 || w[0] != time.Second {
 		t.Errorf("waits = %v, want [1s] (Retry-After)", w)
 	}
 }
@@ -157,8 +157,8 @@ func Test500Persistent(t *testing.T) {
 	if strings.Contains(msg, "sk-test-secret") {
 		t.Errorf("error leaks the API key: %q", msg)
 	}
-	if s.requests() != 4 || len(sl.get()) != 3 {
-		t.Errorf("requests = %d, waits = %v; want 4 requests, 3 waits", s.requests(), sl.get())
+	if s.Requests() != 4 || len(sl.Waits()) != 3 {
+		t.Errorf("requests = %d, waits = %v; want 4 requests, 3 waits", s.Requests(), sl.Waits())
 	}
 }
 
@@ -169,8 +169,8 @@ func TestClientErrorNotRetried(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "deepseek: HTTP 401") || !strings.Contains(err.Error(), "Incorrect API key") {
 		t.Errorf("err = %v", err)
 	}
-	if s.requests() != 1 {
-		t.Errorf("requests = %d, want 1", s.requests())
+	if s.Requests() != 1 {
+		t.Errorf("requests = %d, want 1", s.Requests())
 	}
 }
 
@@ -185,8 +185,8 @@ func TestDroppedMidStream(t *testing.T) {
 	if !errors.As(err, &perr) || !strings.Contains(err.Error(), "openai") {
 		t.Fatalf("err = %v, want a ProviderError", err)
 	}
-	if s.requests() != 1 {
-		t.Errorf("requests = %d: a half-delivered stream must not be replayed", s.requests())
+	if s.Requests() != 1 {
+		t.Errorf("requests = %d: a half-delivered stream must not be replayed", s.Requests())
 	}
 }
 
@@ -194,8 +194,8 @@ func TestDroppedBeforeAnyChunkIsRetried(t *testing.T) {
 	s := newServer(t, drop(roleChunk()), sse(true, roleChunk(), textChunk("second try"), finishChunk("stop")))
 	p, _ := provider(s)
 	resp, err := llm.Collect(p.Stream(context.Background(), simpleReq))
-	if err != nil || resp.Message.Content != "second try" || s.requests() != 2 {
-		t.Errorf("content %q, err %v, requests %d", resp.Message.Content, err, s.requests())
+	if err != nil || resp.Message.Content != "second try" || s.Requests() != 2 {
+		t.Errorf("content %q, err %v, requests %d", resp.Message.Content, err, s.Requests())
 	}
 }
 
@@ -204,8 +204,8 @@ func TestStreamEndsWithoutFinish(t *testing.T) {
 	s := newServer(t, sse(false, roleChunk(), textChunk("cut")))
 	p, _ := provider(s)
 	_, err := collect(p, simpleReq)
-	if !errors.Is(err, llm.ErrStreamTruncated) || s.requests() != 1 {
-		t.Errorf("err = %v after %d requests, want ErrStreamTruncated after 1", err, s.requests())
+	if !errors.Is(err, llm.ErrStreamTruncated) || s.Requests() != 1 {
+		t.Errorf("err = %v after %d requests, want ErrStreamTruncated after 1", err, s.Requests())
 	}
 }
 
@@ -216,8 +216,8 @@ func TestMalformedChunk(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "openai: malformed stream chunk") {
 		t.Errorf("err = %v, want a malformed-chunk error", err)
 	}
-	if s.requests() != 1 {
-		t.Errorf("requests = %d, malformed output is not retried", s.requests())
+	if s.Requests() != 1 {
+		t.Errorf("requests = %d, malformed output is not retried", s.Requests())
 	}
 }
 
@@ -241,8 +241,8 @@ func TestConsumerStopsEarly(t *testing.T) {
 		n++
 		break
 	}
-	if n != 1 || s.requests() != 1 {
-		t.Errorf("chunks %d, requests %d", n, s.requests())
+	if n != 1 || s.Requests() != 1 {
+		t.Errorf("chunks %d, requests %d", n, s.Requests())
 	}
 }
 

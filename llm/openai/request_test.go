@@ -32,7 +32,7 @@ func TestRequestBody(t *testing.T) {
 	if _, err := collect(p, req); err != nil {
 		t.Fatalf("Stream: %v", err)
 	}
-	body := s.body(0)
+	body := s.Body(0)
 	check := func(path string, got, want any) {
 		t.Helper()
 		g, _ := json.Marshal(got)
@@ -62,7 +62,7 @@ func TestRequestBody(t *testing.T) {
 		"parameters": map[string]any{"type": "object", "properties": map[string]any{"pattern": map[string]any{"type": "string"}},
 			"required": []any{"pattern"}},
 	}}})
-	if got := s.headers[0].Get("Authorization"); got != "Bearer sk-test-secret" {
+	if got := s.Header(0).Get("Authorization"); got != "Bearer sk-test-secret" {
 		t.Errorf("Authorization = %q", got)
 	}
 }
@@ -75,10 +75,10 @@ func TestCompatibleServerUsesMaxTokens(t *testing.T) {
 	if _, err := collect(p, req); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.body(0)["max_tokens"]; got != float64(1000) {
+	if got := s.Body(0)["max_tokens"]; got != float64(1000) {
 		t.Errorf("max_tokens = %v", got)
 	}
-	if _, ok := s.body(0)["max_completion_tokens"]; ok {
+	if _, ok := s.Body(0)["max_completion_tokens"]; ok {
 		t.Error("max_completion_tokens sent to a compatible server")
 	}
 }
@@ -92,14 +92,14 @@ func TestEnvironment(t *testing.T) {
 	if _, err := collect(New(), simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.headers[0].Get("Authorization"); got != "Bearer sk-from-env" {
+	if got := s.Header(0).Get("Authorization"); got != "Bearer sk-from-env" {
 		t.Errorf("Authorization = %q, want the env key", got)
 	}
 	// ...a named compatible provider never sends the OpenAI key elsewhere.
 	if _, err := collect(New(WithName("ollama"), WithBaseURL(s.URL+"/v1")), simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.headers[1].Get("Authorization"); got != "" {
+	if got := s.Header(1).Get("Authorization"); got != "" {
 		t.Errorf("Authorization = %q sent to ollama", got)
 	}
 }
