@@ -55,18 +55,23 @@ func newProvider(c *config.Config, getenv func(string) string) (llm.Provider, co
 		}
 		return p, r, nil
 	case config.TypeAnthropic:
-		opts := []anthropic.Option{anthropic.WithName(r.Name), anthropic.WithAPIKey(r.APIKey)}
+		opts := []anthropic.Option{anthropic.WithName(r.Name), anthropic.WithAPIKey(r.APIKey), anthropic.WithRetry(retryPolicy(c))}
 		if r.BaseURL != "" {
 			opts = append(opts, anthropic.WithBaseURL(r.BaseURL))
 		}
 		return anthropic.New(opts...), r, nil
 	default:
-		opts := []openai.Option{openai.WithName(r.Name), openai.WithAPIKey(r.APIKey)}
+		opts := []openai.Option{openai.WithName(r.Name), openai.WithAPIKey(r.APIKey), openai.WithRetry(retryPolicy(c))}
 		if r.BaseURL != "" {
 			opts = append(opts, openai.WithBaseURL(r.BaseURL))
 		}
 		return openai.New(opts...), r, nil
 	}
+}
+
+// retryPolicy is the [retry] section as the providers' policy.
+func retryPolicy(c *config.Config) llm.RetryPolicy {
+	return llm.RetryPolicy{MaxRetries: c.MaxRetries, MaxTotal: c.MaxRetryWait}
 }
 
 // contextWindow picks the window: flag/config override, then the provider's
@@ -201,7 +206,8 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithToolTimeout(c.ToolTimeout),
 		agent.WithMaxToolOutput(c.MaxToolOutput),
 		agent.WithContextWindow(contextWindow(c, rt.resolved)),
-		agent.WithCompactor(compact.New(rt.provider, rt.resolved.Model)),
+		agent.WithCompactor(compact.New(rt.provider, rt.resolved.Model,
+			compact.WithThreshold(c.CompactThreshold), compact.WithKeepRecent(c.KeepRecent))),
 		agent.WithEvidenceGate(c.EvidenceGate),
 		agent.WithStallThreshold(c.StallThreshold),
 		agent.WithMaxExecRounds(c.MaxExecRounds),

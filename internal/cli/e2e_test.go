@@ -369,3 +369,43 @@ func TestNestedAgentsMDShownWithTheFile(t *testing.T) {
 		t.Fatal("nested AGENTS.md shown twice")
 	}
 }
+
+func TestProviderFailureAfterConfiguredRetries(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error":{"message":"the backend is on fire","type":"server_error"}}`)
+	}))
+	defer srv.Close()
+	h := newHarness(t)
+	cfg := "[retry]\nmax_retries = 1\nmax_wait = \"1s\"\n"
+	if err := os.WriteFile(filepath.Join(h.home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.env = append(h.env, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+srv.URL+"/v1")
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", "openai/gpt-test", "hello")
+	if r.code != 1 || r.last()["status"] != "error" {
+		t.Fatalf("exit %d, last %v\n%s", r.code, r.last(), r.stderr)
+	}
+	msg := r.find("error")[0]["message"].(string)
+	for _, want := range []string{"openai", "500", "the backend is on fire"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not name %q", msg, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 2 {
+		t.Fatalf("server saw %d requests, want 2 (1 try + max_retries = 1)", calls)
+	}
+	// The prompt was stored before the failing call.
+	id := r.find("session")[0]["session_id"].(string)
+	if show := h.run("", "sessions", "show", id, "--json"); !strings.Contains(show.stdout, `"content": "hello"`) {
+		t.Fatalf("prompt lost:\n%s", show.stdout)
+	}
+}

@@ -76,6 +76,20 @@ type Config struct {
 	StallThreshold int
 	MaxExecRounds  int
 
+	// MaxRetries is how many times a failed model call (429, 5xx, dropped
+	// connection) is retried: 0 means the default (3), -1 never.
+	MaxRetries int
+	// MaxRetryWait caps the total time spent waiting between retries of one
+	// call (0 = the default, 6s).
+	MaxRetryWait time.Duration
+
+	// CompactThreshold is the share of the context window that triggers
+	// compaction (default 0.8).
+	CompactThreshold float64
+	// KeepRecent is how many of the newest messages compaction keeps
+	// verbatim (default 10).
+	KeepRecent int
+
 	Providers  map[string]Provider
 	MCPServers map[string]MCPServer
 }
@@ -94,6 +108,14 @@ type file struct {
 		StallThreshold int   `toml:"stall_threshold"`
 		MaxExecRounds  int   `toml:"max_exec_rounds"`
 	} `toml:"planning"`
+	Retry struct {
+		MaxRetries *int   `toml:"max_retries"`
+		MaxWait    string `toml:"max_wait"`
+	} `toml:"retry"`
+	Compaction struct {
+		Threshold  float64 `toml:"threshold"`
+		KeepRecent int     `toml:"keep_recent"`
+	} `toml:"compaction"`
 	Providers  map[string]Provider  `toml:"providers"`
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
 }
@@ -114,16 +136,18 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		return nil, err
 	}
 	c := &Config{
-		Home:           home,
-		File:           filepath.Join(home, "config.toml"),
-		MaxTurns:       50,
-		ToolTimeout:    2 * time.Minute,
-		MaxToolOutput:  32 * 1024,
-		EvidenceGate:   true,
-		StallThreshold: 3,
-		MaxExecRounds:  50,
-		Providers:      builtinProviders(),
-		MCPServers:     map[string]MCPServer{},
+		Home:             home,
+		File:             filepath.Join(home, "config.toml"),
+		MaxTurns:         50,
+		ToolTimeout:      2 * time.Minute,
+		MaxToolOutput:    32 * 1024,
+		EvidenceGate:     true,
+		StallThreshold:   3,
+		MaxExecRounds:    50,
+		CompactThreshold: 0.8,
+		KeepRecent:       10,
+		Providers:        builtinProviders(),
+		MCPServers:       map[string]MCPServer{},
 	}
 	if err := c.readFile(); err != nil {
 		return nil, err
@@ -251,6 +275,9 @@ func (c *Config) apply(f file) error {
 	if f.Planning.MaxExecRounds > 0 {
 		c.MaxExecRounds = f.Planning.MaxExecRounds
 	}
+	if err := c.applyTuning(f, bad); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(f.Providers))
 	for name := range f.Providers {
 		names = append(names, name)
@@ -359,4 +386,38 @@ func (c *Config) Resolve(getenv func(string) string) (Resolved, error) {
 			ErrNoProvider, c.Model, env, name, c.File)
 	}
 	return r, nil
+}
+
+// applyTuning reads the [retry] and [compaction] sections.
+func (c *Config) applyTuning(f file, bad func(key, format string, args ...any) error) error {
+	if r := f.Retry.MaxRetries; r != nil {
+		switch {
+		case *r < 0:
+			return bad("retry.max_retries", "must not be negative (0 turns retries off)")
+		case *r == 0:
+			c.MaxRetries = -1
+		default:
+			c.MaxRetries = *r
+		}
+	}
+	if f.Retry.MaxWait != "" {
+		d, err := time.ParseDuration(f.Retry.MaxWait)
+		if err != nil || d <= 0 {
+			return bad("retry.max_wait", "%q is not a positive duration like \"6s\"", f.Retry.MaxWait)
+		}
+		c.MaxRetryWait = d
+	}
+	if t := f.Compaction.Threshold; t != 0 {
+		if t < 0.1 || t > 1 {
+			return bad("compaction.threshold", "%v is not a share of the window between 0.1 and 1", t)
+		}
+		c.CompactThreshold = t
+	}
+	if k := f.Compaction.KeepRecent; k != 0 {
+		if k < 1 {
+			return bad("compaction.keep_recent", "must be at least 1")
+		}
+		c.KeepRecent = k
+	}
+	return nil
 }

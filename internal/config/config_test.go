@@ -122,3 +122,29 @@ func TestWorkdirMustExist(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestRetryAndCompactionSections(t *testing.T) {
+	home := writeConfig(t, "[retry]\nmax_retries = 0\nmax_wait = \"2s\"\n[compaction]\nthreshold = 0.6\nkeep_recent = 4\n")
+	c, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxRetries != -1 || c.MaxRetryWait != 2*time.Second || c.CompactThreshold != 0.6 || c.KeepRecent != 4 {
+		t.Fatalf("sections not applied: retries %d wait %s threshold %v keep %d", c.MaxRetries, c.MaxRetryWait, c.CompactThreshold, c.KeepRecent)
+	}
+	c, _ = Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: t.TempDir()}))
+	if c.MaxRetries != 0 || c.CompactThreshold != 0.8 || c.KeepRecent != 10 {
+		t.Fatalf("defaults: %+v", c)
+	}
+	for body, key := range map[string]string{
+		"[retry]\nmax_retries = -2\n":      "retry.max_retries",
+		"[retry]\nmax_wait = \"later\"\n":  "retry.max_wait",
+		"[compaction]\nthreshold = 1.5\n":  "compaction.threshold",
+		"[compaction]\nkeep_recent = -1\n": "compaction.keep_recent",
+	} {
+		_, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: writeConfig(t, body)}))
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: got %v, want an error naming %s", body, err, key)
+		}
+	}
+}
