@@ -409,3 +409,23 @@ func TestProviderFailureAfterConfiguredRetries(t *testing.T) {
 		t.Fatalf("prompt lost:\n%s", show.stdout)
 	}
 }
+
+func TestContinueResumesTheLatestSessionOfTheWorkdir(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [
+	  {"text": "first answer"},
+	  {"text": "second answer", "match": {"any_message_contains": "first answer"}}
+	]}`)
+	first := h.run("", "run", "--json", "-C", h.workdir, "-m", model, "one")
+	second := h.run("", "run", "--json", "--continue", "-C", h.workdir, "-m", model, "two")
+	if first.code != 0 || second.code != 0 {
+		t.Fatalf("exits %d, %d: %s %s", first.code, second.code, first.stderr, second.stderr)
+	}
+	a, b := first.find("session")[0]["session_id"], second.find("session")[0]["session_id"]
+	if a != b {
+		t.Fatalf("--continue opened session %v, want %v", b, a)
+	}
+	if r := h.run("", "run", "--continue", "-C", t.TempDir(), "-m", model, "x"); r.code != 2 || !strings.Contains(r.stderr, "no earlier session") {
+		t.Fatalf("--continue in a fresh workdir: exit %d, %q", r.code, r.stderr)
+	}
+}
