@@ -42,6 +42,9 @@ type turnLoop struct {
 	gate tool.Gate
 	defs []llm.ToolDef
 	text string // the last assistant text, for a fallback plan's title
+	// refining: the loop started with a plan awaiting approval (the user
+	// chose "keep refining"), so a fallback plan keeps its title.
+	refining bool
 }
 
 // loop is the run loop. It is shared by Run and by every round of
@@ -93,12 +96,13 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turnLoop {
 	e.loadState(ctx)
 	e.mu.Lock()
+	refining := e.status == planning.StatusAwaitingApproval
 	if e.status != planning.StatusExecuting {
 		e.status = planning.StatusRunning
 	}
 	e.mu.Unlock()
 	gate := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithWorkspace(e.ws))
-	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate)}
+	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining}
 }
 
 // leave settles the status of a loop that ended without submitting a plan
@@ -199,9 +203,10 @@ func (l *turnLoop) finish() RunStatus {
 		return StatusCompleted
 	}
 	plan := planning.FallbackPlan(todos, l.text)
-	if prev := l.e.Plan(); prev != nil {
+	if prev := l.e.Plan(); prev != nil && l.refining {
 		// A refining run that did not call submit_plan again keeps the
 		// plan's title and content; only the steps follow the todo list.
+		// A plan already carried out (or stalled) is not being refined.
 		plan.Title, plan.Content = prev.Title, prev.Content
 	}
 	l.e.submit(plan)

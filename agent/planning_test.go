@@ -428,3 +428,31 @@ func TestApproveWithConfirmEditsAsksForEachWrite(t *testing.T) {
 		t.Error("the approved write did not run")
 	}
 }
+
+// A plan that was approved and carried out is history: a later Plan run in
+// the same session that ends with a todo list but no submit_plan makes a
+// new plan from its own reply, not one titled after the finished plan.
+func TestFallbackAfterAFinishedPlanDoesNotReuseItsTitle(t *testing.T) {
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(submitCall("Parser plan", "write the parser"))},
+		// Execution: real work, then the step is completed.
+		scripted.Turn{Calls: scripted.Calls(write("parser.go", "package p"))},
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "write the parser", planning.TodoCompleted)))},
+		scripted.Turn{Text: "Parser written."},
+		// A new Plan run in the same session: todos, no submit_plan.
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "add a cache", planning.TodoPending)))},
+		scripted.Turn{Text: "Cache plan\nAdd an LRU cache in front of the parser."},
+	)
+	eng := h.engine(agent.WithMode(planning.ModePlan))
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.StatusAwaitingApproval)
+	wantDone(t, drain(t, eng.Approve(context.Background(), false)), agent.StatusCompleted)
+	if eng.Status() != planning.StatusIdle {
+		t.Fatalf("status after execution = %s", eng.Status())
+	}
+	eng.SetMode(planning.ModePlan)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan a cache")), agent.StatusAwaitingApproval)
+	p := eng.Plan()
+	if p == nil || p.Title != "Cache plan" || !strings.Contains(p.Content, "LRU") {
+		t.Fatalf("fallback plan after a finished one = %+v, want the title and content of the new reply", p)
+	}
+}
