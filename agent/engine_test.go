@@ -398,3 +398,31 @@ func TestToolEndTurnStopsWithoutAnotherModelCall(t *testing.T) {
 		t.Errorf("remaining %d, status %s", h.p.Remaining(), eng.Status())
 	}
 }
+
+// A session started in one workdir is not resumed by an engine working in
+// another: its history and plan speak of the first directory's files.
+func TestResumeRefusesASessionOfAnotherWorkdir(t *testing.T) {
+	h := newHarness(t, scripted.Turn{Text: "hello"})
+	first := h.engine()
+	wantDone(t, drain(t, first.Run(context.Background(), "hi")), agent.StatusCompleted)
+	id := first.SessionID()
+
+	other := t.TempDir()
+	_, err := agent.New(h.p, agent.WithModel("test-model"), agent.WithStore(h.store),
+		agent.WithWorkdir(other), agent.WithHome(h.home), agent.WithSession(id))
+	var wderr *agent.WorkdirError
+	if !errors.Is(err, agent.ErrOtherWorkdir) || !errors.As(err, &wderr) ||
+		wderr.SessionWorkdir != h.dir || wderr.Workdir != other {
+		t.Fatalf("resume in another workdir: err = %v, want a WorkdirError naming %s", err, h.dir)
+	}
+
+	// The same directory through a symlink is the same workdir.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(h.dir, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.New(h.p, agent.WithModel("test-model"), agent.WithStore(h.store),
+		agent.WithWorkdir(link), agent.WithHome(h.home), agent.WithSession(id)); err != nil {
+		t.Fatalf("resume through a symlink to the workdir: %v", err)
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/llm"
@@ -59,12 +62,36 @@ func newID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// ErrOtherWorkdir is matched (errors.Is) by the *WorkdirError New returns
+// when WithSession names a session started in another working directory.
+var ErrOtherWorkdir = errors.New("the session belongs to another working directory")
+
+// WorkdirError is why New refused to resume a session: it was started in
+// SessionWorkdir, the engine works in Workdir. The session's history, plan
+// and task directory speak of the files of its own directory, so running it
+// against another tree would mislead the model and the user.
+type WorkdirError struct {
+	SessionID      string
+	SessionWorkdir string
+	Workdir        string
+}
+
+func (e *WorkdirError) Error() string {
+	return fmt.Sprintf("agent: session %s was started in %s, not in %s", e.SessionID, e.SessionWorkdir, e.Workdir)
+}
+
+// Is makes errors.Is(err, ErrOtherWorkdir) hold.
+func (e *WorkdirError) Is(target error) bool { return target == ErrOtherWorkdir }
+
 // resume loads a stored session: metadata, history and planning state.
 func (e *Engine) resume(ctx context.Context, id string) error {
 	st := e.cfg.store
 	s, err := st.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("agent: cannot resume session %q: %w", id, err)
+	}
+	if s.Workdir != "" && !sameDir(s.Workdir, e.cfg.workdir) {
+		return &WorkdirError{SessionID: s.ID, SessionWorkdir: s.Workdir, Workdir: e.cfg.workdir}
 	}
 	msgs, err := st.Messages(ctx, s.ID)
 	if err != nil {
@@ -83,6 +110,17 @@ func (e *Engine) resume(ctx context.Context, id string) error {
 	}
 	e.applyStateLocked(state)
 	return nil
+}
+
+// sameDir reports whether a and b name the same directory, by path or, for
+// two spellings of one directory (a symlink), by identity.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, errA := os.Stat(a)
+	ib, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(ia, ib)
 }
 
 // loadState reloads the planning state saved for the session, so each loop

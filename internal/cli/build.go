@@ -218,6 +218,11 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		opts = append(opts, agent.WithSession(o.resumeID))
 	}
 	e, err := agent.New(rt.provider, opts...)
+	var wderr *agent.WorkdirError
+	if errors.As(err, &wderr) {
+		return nil, usageErr("session %s belongs to %s, not to %s; resume it there with -C %s",
+			wderr.SessionID, wderr.SessionWorkdir, wderr.Workdir, shellQuote(wderr.SessionWorkdir))
+	}
 	if err != nil {
 		if errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous) {
 			return nil, withCode(ExitUsage, err)

@@ -429,3 +429,34 @@ func TestContinueResumesTheLatestSessionOfTheWorkdir(t *testing.T) {
 		t.Fatalf("--continue in a fresh workdir: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// `run --resume` of a session started in another workdir is a usage error
+// that says where to run it; the session is left untouched.
+func TestResumeFromAnotherWorkdirIsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.workdir = filepath.Join(t.TempDir(), "my project")
+	if err := os.Mkdir(h.workdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	model := h.script(`{"turns": [{"text": "one"}, {"text": "two"}]}`)
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", model, "hello")
+	if r.code != 0 {
+		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
+	}
+	id := r.find("session")[0]["session_id"].(string)
+
+	other := t.TempDir()
+	r = h.run("", "run", "--json", "--resume", id, "-C", other, "-m", model, "go on")
+	if r.code != 2 || !strings.Contains(r.stderr, "-C '"+h.workdir+"'") || r.stdout != "" {
+		t.Fatalf("resume from another workdir: exit %d, stdout %q, stderr %q; want exit 2 naming -C '%s'",
+			r.code, r.stdout, r.stderr, h.workdir)
+	}
+	r = h.run("", "sessions", "show", id, "--json")
+	var d struct {
+		Session  struct{ Workdir string }
+		Messages []any
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Session.Workdir != h.workdir || len(d.Messages) != 2 {
+		t.Fatalf("session after the refused resume: %v %+v", err, d)
+	}
+}

@@ -16,6 +16,17 @@ import (
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
+// shellQuote quotes s for a POSIX shell when it needs quoting, so a hint
+// holding a path can be pasted as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 func isNotFound(err error) bool {
 	return errors.Is(err, session.ErrNotFound) || errors.Is(err, session.ErrAmbiguous)
 }
