@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -228,11 +229,49 @@ func (c *Config) readFile() error {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
-			return fmt.Errorf("%s:%d:%d: %s (key %s)", c.File, row, col, de.Error(), strings.Join(de.Key(), "."))
+			return fmt.Errorf("%s:%d:%d: %s", c.File, row, col, decodeProblem(de))
 		}
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
 	return c.apply(f)
+}
+
+// typeMismatch matches go-toml's wording of a value of the wrong type,
+// which names Go struct fields and types.
+var typeMismatch = regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)$`)
+
+// decodeProblem words a decoding error for the person editing the file:
+// the key and the kind of value it takes, not the Go type behind it.
+func decodeProblem(de *toml.DecodeError) string {
+	key := strings.Join(de.Key(), ".")
+	msg := strings.TrimPrefix(de.Error(), "toml: ")
+	if m := typeMismatch.FindStringSubmatch(msg); m != nil && key != "" {
+		return fmt.Sprintf("key %s must be %s, not a TOML %s", key, tomlKind(m[2]), m[1])
+	}
+	if key == "" {
+		return msg
+	}
+	return fmt.Sprintf("key %s: %s", key, msg)
+}
+
+// tomlKind names the TOML value a Go type of the config file takes.
+func tomlKind(goType string) string {
+	switch strings.TrimPrefix(goType, "*") {
+	case "string":
+		return "a string (in quotes)"
+	case "int", "int64":
+		return "an integer"
+	case "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "[]string":
+		return `an array of strings (["a", "b"])`
+	}
+	if strings.HasPrefix(goType, "map[") || strings.HasPrefix(goType, "config.") || strings.HasPrefix(goType, "struct") {
+		return "a table"
+	}
+	return "another kind of value"
 }
 
 func (c *Config) apply(f file) error {

@@ -76,6 +76,33 @@ func TestBadConfigNamesFileAndKey(t *testing.T) {
 	}
 }
 
+// A value of the wrong type is reported in the file's terms (the key and
+// the kind of value it takes), never with the Go types it decodes into.
+func TestWrongTypeIsWordedForAPerson(t *testing.T) {
+	for body, want := range map[string]string{
+		"max_turns = \"ten\"\n":                     "key max_turns must be an integer, not a TOML string",
+		"[tools]\ntimeout = 5\n":                    "key tools.timeout must be a string (in quotes), not a TOML integer",
+		"[planning]\nevidence_gate = \"yes\"\n":     "key planning.evidence_gate must be true or false, not a TOML string",
+		"[compaction]\nthreshold = \"x\"\n":         "key compaction.threshold must be a number, not a TOML string",
+		"[mcp_servers.x]\nargs = \"a b\"\n":         "key mcp_servers.x.args must be an array of strings",
+		"[providers.x]\ncontext_window = \"big\"\n": "key providers.x.context_window must be an integer",
+		"providers = 3\n":                           "key providers must be a table, not a TOML integer",
+		"model = \n":                                "config.toml:1:9: unexpected character",
+	} {
+		home := writeConfig(t, body)
+		_, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("config %q: got %v, want %q", body, err, want)
+			continue
+		}
+		for _, leak := range []string{"struct", "of type", "(key )", "toml: "} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("config %q: the error shows %q: %v", body, leak, err)
+			}
+		}
+	}
+}
+
 func TestResolveSaysWhichEnvVar(t *testing.T) {
 	wd := t.TempDir()
 	c, err := Load(Flags{Workdir: wd}, env(map[string]string{EnvHome: t.TempDir()}))
