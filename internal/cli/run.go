@@ -161,7 +161,12 @@ type headless struct {
 	eng     *agent.Engine
 	out     *output
 	approve string
-	reader  *bufio.Reader
+	lines   chan lineRead // terminal answers, read by one goroutine (see line)
+}
+
+type lineRead struct {
+	s   string
+	err error
 }
 
 // drive runs the prompt (or resumes the session's pending work) and any
@@ -176,14 +181,14 @@ func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent
 			if h.approve == approveNever {
 				return "", usageErr("the session has an approved plan in progress; pass --approve auto to continue executing it, or give a PROMPT")
 			}
-			return h.play(h.eng.Continue(ctx))
+			return h.play(ctx, h.eng.Continue(ctx))
 		}
 		return "", usageErr("the session has no plan awaiting approval or in progress; give a PROMPT")
 	}
 	if f.plan {
 		h.eng.SetMode(planning.ModePlan)
 	}
-	status, err := h.play(h.eng.Run(ctx, prompt))
+	status, err := h.play(ctx, h.eng.Run(ctx, prompt))
 	if err != nil || status != agent.StatusAwaitingApproval {
 		return status, err
 	}
@@ -194,17 +199,20 @@ func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent
 func (h *headless) afterPlan(ctx context.Context) (agent.RunStatus, error) {
 	switch h.approve {
 	case approveAuto:
-		return h.play(h.eng.Approve(ctx, false))
+		return h.play(ctx, h.eng.Approve(ctx, false))
 	case approveAsk:
-		choice, err := h.askPlan()
+		choice, err := h.askPlan(ctx)
+		if ctx.Err() != nil {
+			return agent.StatusCancelled, nil
+		}
 		if err != nil {
 			return "", err
 		}
 		switch choice {
 		case "1":
-			return h.play(h.eng.Approve(ctx, false))
+			return h.play(ctx, h.eng.Approve(ctx, false))
 		case "2":
-			return h.play(h.eng.Approve(ctx, true))
+			return h.play(ctx, h.eng.Approve(ctx, true))
 		case "4":
 			if err := h.eng.CancelPlan(); err != nil {
 				return "", withCode(ExitError, err)
@@ -216,21 +224,41 @@ func (h *headless) afterPlan(ctx context.Context) (agent.RunStatus, error) {
 	return agent.StatusAwaitingApproval, nil
 }
 
-func (h *headless) line() (string, error) {
-	if h.reader == nil {
-		h.reader = bufio.NewReader(h.e.stdin)
+// line reads one answer from the terminal, or returns ctx's error when the
+// run is interrupted first: a read of stdin cannot be cancelled, so one
+// goroutine does the reading and hands the lines over. It ends at EOF or a
+// read error; afterwards line reports io.EOF.
+func (h *headless) line(ctx context.Context) (string, error) {
+	if h.lines == nil {
+		h.lines = make(chan lineRead)
+		go func() {
+			defer close(h.lines)
+			r := bufio.NewReader(h.e.stdin)
+			for {
+				s, err := r.ReadString('\n')
+				if err != nil && s == "" {
+					h.lines <- lineRead{err: err}
+					return
+				}
+				h.lines <- lineRead{s: strings.TrimSpace(s)}
+			}
+		}()
 	}
-	s, err := h.reader.ReadString('\n')
-	if err != nil && s == "" {
-		return "", err
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case l, ok := <-h.lines:
+		if !ok {
+			return "", io.EOF
+		}
+		return l.s, l.err
 	}
-	return strings.TrimSpace(s), nil
 }
 
-func (h *headless) askPlan() (string, error) {
+func (h *headless) askPlan(ctx context.Context) (string, error) {
 	for {
 		fmt.Fprint(h.e.stderr, "\nApprove this plan?\n  [1] approve and auto-execute\n  [2] approve and confirm each edit\n  [3] keep it (decide later)\n  [4] cancel the plan\n> ")
-		s, err := h.line()
+		s, err := h.line(ctx)
 		if errors.Is(err, io.EOF) {
 			return "3", nil
 		}
@@ -244,13 +272,13 @@ func (h *headless) askPlan() (string, error) {
 }
 
 // askEdit answers an AutoEdit approval request on the terminal.
-func (h *headless) askEdit(req *agent.ApprovalRequest) {
+func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 	if h.approve != approveAsk {
 		req.Respond(agent.Deny, "no terminal to ask the user; run with --approve ask on a terminal")
 		return
 	}
 	fmt.Fprintf(h.e.stderr, "\n%s wants to run:\n%s\nAllow? [y] once  [a] always for %s  [n] deny: ", req.Call.Name, req.Preview, req.Call.Name)
-	s, err := h.line()
+	s, err := h.line(ctx)
 	switch {
 	case err != nil:
 		req.Respond(agent.Deny, "the user did not answer")
@@ -260,18 +288,18 @@ func (h *headless) askEdit(req *agent.ApprovalRequest) {
 		req.Respond(agent.AllowSession, "")
 	default:
 		fmt.Fprint(h.e.stderr, "Reason (sent to the model): ")
-		reason, _ := h.line()
+		reason, _ := h.line(ctx)
 		req.Respond(agent.Deny, reason)
 	}
 }
 
 // play writes a stream to the output and returns its final status.
-func (h *headless) play(events iter.Seq[agent.Event]) (agent.RunStatus, error) {
+func (h *headless) play(ctx context.Context, events iter.Seq[agent.Event]) (agent.RunStatus, error) {
 	status := agent.StatusError
 	for ev := range events {
 		if req, ok := ev.(*agent.ApprovalRequest); ok {
 			h.out.event(ev)
-			h.askEdit(req)
+			h.askEdit(ctx, req)
 			continue
 		}
 		if d, ok := ev.(agent.Done); ok {
