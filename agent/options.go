@@ -44,12 +44,25 @@ type config struct {
 	logger         *slog.Logger
 	now            func() time.Time
 	resultHook     ResultHook
+	planWriters    []planning.PlanWriter
 }
 
 // ResultHook may amend a successful tool result before the model sees it and
 // before it is stored (the CLI uses it to show a nested AGENTS.md the first
 // time the model touches a file below it).
 type ResultHook func(toolName string, input json.RawMessage, res *tool.Result)
+
+// WithPlanWriter adds w to the places every successful todo_write (and
+// submit_plan) persists the todo list, next to the engine's own plan file
+// and task TODO.md: a database, an issue tracker, a dashboard. Like the plan
+// files it is fail-open: an error is logged, never shown to the model.
+func WithPlanWriter(w planning.PlanWriter) Option {
+	return func(c *config) {
+		if w != nil {
+			c.planWriters = append(c.planWriters, w)
+		}
+	}
+}
 
 // WithResultHook installs h; it runs for every successful tool call, possibly
 // from several goroutines at once.

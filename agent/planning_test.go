@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -454,5 +455,41 @@ func TestFallbackAfterAFinishedPlanDoesNotReuseItsTitle(t *testing.T) {
 	p := eng.Plan()
 	if p == nil || p.Title != "Cache plan" || !strings.Contains(p.Content, "LRU") {
 		t.Fatalf("fallback plan after a finished one = %+v, want the title and content of the new reply", p)
+	}
+}
+
+// recordingWriter is a user's own planning.PlanWriter.
+type recordingWriter struct {
+	lists [][]planning.TodoItem
+	err   error
+}
+
+func (w *recordingWriter) Write(todos []planning.TodoItem) error {
+	w.lists = append(w.lists, todos)
+	return w.err
+}
+
+// A library user plugs a planning.PlanWriter into the engine: it receives
+// every list todo_write and submit_plan store, and its failure, like the
+// plan files', never reaches the model.
+func TestWithPlanWriterReceivesEveryList(t *testing.T) {
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "look around", planning.TodoInProgress)))},
+		scripted.Turn{Calls: scripted.Calls(submitCall("Plan", "step one", "step two"))},
+	)
+	good, bad := &recordingWriter{}, &recordingWriter{err: errors.New("tracker unreachable")}
+	eng := h.engine(agent.WithMode(planning.ModePlan), agent.WithPlanWriter(good), agent.WithPlanWriter(bad))
+	evs := drain(t, eng.Run(context.Background(), "plan"))
+	wantDone(t, evs, agent.StatusAwaitingApproval)
+	if len(good.lists) != 2 || len(bad.lists) != 2 {
+		t.Fatalf("writers got %d and %d lists, want 2 each", len(good.lists), len(bad.lists))
+	}
+	if got := good.lists[1]; len(got) != 2 || got[1].Content != "step two" || got[1].Status != planning.TodoPending {
+		t.Errorf("list after submit_plan = %+v", got)
+	}
+	for _, r := range resultsOf(evs) {
+		if r.IsError || strings.Contains(r.Output, "unreachable") {
+			t.Errorf("%s result shows the writer's failure: %+v", r.Name, r)
+		}
 	}
 }

@@ -39,7 +39,7 @@ func (e *Engine) buildRegistry() error {
 
 // planWriter keeps the plan files in step with every todo_write: the
 // session's plans/<ts>-<id8>.md and, while an approved plan executes, the
-// task directory's TODO.md. Failures are logged and never reach the model
+// task directory's TODO.md, then the writers of WithPlanWriter. Failures are logged and never reach the model
 // (fail-open, seed 000).
 type planWriter struct{ e *Engine }
 
@@ -64,6 +64,11 @@ func (w planWriter) Write(todos []planning.TodoItem) error {
 	if taskDir != "" && (status == planning.StatusExecuting || status == planning.StatusStalled) {
 		if err := planning.NewTodoFileWriter(taskDir, title).Write(todos); err != nil {
 			e.log.Warn("agent: could not write TODO.md", "task_dir", taskDir, "err", err)
+		}
+	}
+	for _, w := range e.cfg.planWriters {
+		if err := w.Write(todos); err != nil {
+			e.log.Warn("agent: a plan writer failed", "writer", fmt.Sprintf("%T", w), "err", err)
 		}
 	}
 	return nil

@@ -31,9 +31,10 @@ type PlanWriter interface {
 	Write(todos []TodoItem) error
 }
 
-// PlanWriters fans one list out to several writers. Writers can be replaced
-// while a tool uses it (the engine adds the task's TODO.md at approval); it
-// is safe for concurrent use. The zero value writes nowhere.
+// PlanWriters fans one list out to several writers, for a program that
+// assembles todo_write itself (the engine has agent.WithPlanWriter). Writers
+// can be replaced while a tool uses it; it is safe for concurrent use. The
+// zero value writes nowhere.
 type PlanWriters struct {
 	mu sync.RWMutex
 	ws []PlanWriter
