@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -221,4 +222,35 @@ func TestWalksSkipDenyList(t *testing.T) {
 		}
 	}
 	fails(t, NewSearchFiles(ws), SearchFilesInput{Pattern: "x", Path: "home/.ssh"}, "off limits")
+}
+
+// A file name holding a newline (or another control character) would split
+// into two bogus entries in the line-per-path listings; it is shown quoted,
+// and the quoted name, unquoted, reads the file.
+func TestListingsQuoteNamesWithControlCharacters(t *testing.T) {
+	ws, root := newWS(t)
+	odd := "new\nline.txt"
+	files(t, root, map[string]string{odd: "needle\n", "plain name.txt": "needle\n"})
+	quoted := strconv.Quote(odd)
+	for name, out := range map[string]string{
+		"list_files":   ok(t, NewListFiles(ws), map[string]any{}),
+		"glob":         ok(t, NewGlob(ws), map[string]any{"pattern": "*.txt"}),
+		"search_files": ok(t, NewSearchFiles(ws), map[string]any{"pattern": "needle"}),
+	} {
+		if !strings.Contains(out, quoted) || !strings.Contains(out, "plain name.txt") {
+			t.Errorf("%s output lacks %s or the plain name:\n%s", name, quoted, out)
+		}
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(strings.TrimSpace(line), "line.txt") {
+				t.Errorf("%s output has a bogus entry %q:\n%s", name, line, out)
+			}
+		}
+	}
+	unq, err := strconv.Unquote(quoted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := ok(t, NewReadFile(ws), map[string]any{"path": unq}); !strings.Contains(out, "needle") {
+		t.Errorf("read_file of the unquoted name: %s", out)
+	}
 }

@@ -126,7 +126,7 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 			fmt.Fprintf(&b, "\n(%d of %d matches shown, newest first; narrow the pattern or path)", globMaxResults, len(hits))
 			break
 		}
-		b.WriteString(h.rel + "\n")
+		b.WriteString(shownName(h.rel) + "\n")
 	}
 	return tool.Text(strings.TrimRight(b.String(), "\n")), nil
 }

@@ -105,7 +105,7 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 	var printDir func(abs, indent string)
 	printDir = func(abs, indent string) {
 		for _, n := range children[abs] {
-			name := n.parts[len(n.parts)-1]
+			name := shownName(n.parts[len(n.parts)-1])
 			switch {
 			case n.link && n.isDir:
 				name += "/@"

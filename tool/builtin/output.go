@@ -2,8 +2,23 @@ package builtin
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
+
+// shownName is how a path appears in a line-per-path listing: as it is,
+// unless a newline or another control character (or invalid UTF-8) would
+// break the one-path-per-line shape; then Go-quoted, which the model reads
+// as the JSON string it must send back.
+func shownName(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
+}
 
 // headTail is an io.Writer that keeps the first and the last bytes written
 // to it, up to max in total, and counts what it dropped in between. Command

@@ -166,7 +166,7 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 					break
 				}
 				total++
-				out.WriteString(r.rel)
+				out.WriteString(shownName(r.rel))
 				out.WriteByte(':')
 				out.WriteString(strconv.Itoa(l.line))
 				out.WriteString(": ")
