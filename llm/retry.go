@@ -147,7 +147,7 @@ func (p RetryPolicy) Do(ctx context.Context, attempt Attempt) error {
 func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return floatDuration(ms, time.Millisecond), true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -155,13 +155,28 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 {
+		if !(s >= 0) { // negative or NaN
 			return 0, false
 		}
-		return time.Duration(s * float64(time.Second)), true
+		return floatDuration(s, time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// maxRetryAfter caps a parsed retry hint. Any hint this long is refused by
+// every sane MaxDelay; the cap only keeps the conversion in range.
+const maxRetryAfter = 1000 * time.Hour
+
+// floatDuration converts n units to a Duration, capped at maxRetryAfter: a
+// float too large for int64 would otherwise convert to a negative or
+// arbitrary value, and a server asking for a very long pause would get
+// retried at once.
+func floatDuration(n float64, unit time.Duration) time.Duration {
+	if n*float64(unit) >= float64(maxRetryAfter) {
+		return maxRetryAfter
+	}
+	return time.Duration(n * float64(unit))
 }

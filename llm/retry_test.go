@@ -146,6 +146,14 @@ func TestRetryAfter(t *testing.T) {
 		{http.Header{"Retry-After": {"soon"}}, 0, false},
 		{http.Header{"Retry-After": {"-1"}}, 0, false},
 		{http.Header{}, 0, false},
+		// Values past time.Duration's range mean "much later than we wait",
+		// not a wrapped-around negative or zero delay; NaN means nothing.
+		{http.Header{"Retry-After": {"1e300"}}, maxRetryAfter, true},
+		{http.Header{"Retry-After": {"99999999999"}}, maxRetryAfter, true},
+		{http.Header{"Retry-After": {"+Inf"}}, maxRetryAfter, true},
+		{http.Header{"Retry-After-Ms": {"1e20"}}, maxRetryAfter, true},
+		{http.Header{"Retry-After": {"NaN"}}, 0, false},
+		{http.Header{"Retry-After-Ms": {"NaN"}, "Retry-After": {"2"}}, 2 * time.Second, true},
 	}
 	for _, c := range cases {
 		got, ok := RetryAfter(c.h, now)
