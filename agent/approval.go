@@ -17,6 +17,9 @@ import (
 // previewMax caps the content shown in a write_file preview, in bytes.
 const previewMax = 4000
 
+// previewReadMax is the largest file an edit preview reads for its diff.
+const previewReadMax = 1 << 20
+
 // needsApproval reports whether call must wait for the user: AutoEdit mode,
 // a write/edit/bash tool, not yet allowed for the session. Calls the
 // registry will refuse anyway (unknown tool, gate, malformed JSON) are not
@@ -113,8 +116,13 @@ func (e *Engine) readForPreview(path string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	// Only a regular file of reasonable size: reading a named pipe would
+	// block before the user is even asked, and a huge file is no preview.
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() || fi.Size() > previewReadMax {
+		return "", false
+	}
 	b, err := os.ReadFile(abs)
-	if err != nil || len(b) > 1<<20 {
+	if err != nil || len(b) > previewReadMax {
 		return "", false
 	}
 	return string(b), true

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -53,8 +54,10 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 		return tool.Errorf("edit_file: %v", err), nil
 	}
 	rel := t.ws.Rel(path)
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	switch {
+	case errors.Is(err, errNotRegular):
+		return tool.Errorf("edit_file: %q is %v; only regular files can be edited", in.Path, err), nil
 	case errors.Is(err, fs.ErrNotExist):
 		if in.OldString != "" {
 			return tool.Errorf("edit_file: file %q does not exist; use write_file to create it, or glob to find the right path", in.Path), nil
@@ -107,4 +110,21 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 // toCRLF converts bare "\n" to "\r\n", leaving existing "\r\n" alone.
 func toCRLF(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
+
+// errNotRegular is wrapped by readRegular for a named pipe, socket or device.
+var errNotRegular = errors.New("not a regular file")
+
+// readRegular reads a whole file like os.ReadFile, but refuses (without
+// blocking) a named pipe, socket or device.
+func readRegular(path string) ([]byte, error) {
+	f, fi, err := openForRead(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s, %w", fileKind(fi.Mode()), errNotRegular)
+	}
+	return io.ReadAll(f)
 }

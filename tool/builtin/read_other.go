@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// openNoBlock: no named pipes to guard against here.
+const openNoBlock = 0
+
 // readSearchable reads the file at path into buf (grown as needed) and
 // returns its content and the buffer to reuse. ok is false for files that
 // cannot be read or are too large.

@@ -4,6 +4,10 @@ package builtin
 
 import "syscall"
 
+// openNoBlock makes opening a named pipe return at once instead of waiting
+// for a writer; regular files ignore it.
+const openNoBlock = syscall.O_NONBLOCK
+
 // readSearchable reads the file at path into buf (grown as needed) and
 // returns its content and the buffer to reuse. ok is false for files that
 // cannot be read or are too large. A file whose first read already shows a
