@@ -16,6 +16,9 @@ import (
 const (
 	DefaultTimeout   = 2 * time.Minute
 	DefaultMaxOutput = 32 * 1024
+	// DefaultAbandonGrace is how long a tool may take to return after its
+	// context ended before the registry stops waiting for it.
+	DefaultAbandonGrace = 5 * time.Second
 )
 
 // TimeoutOverride is implemented by tools that manage their own time limit
@@ -29,11 +32,12 @@ type TimeoutOverride interface {
 // are executed, so the mode gate, timeouts, panic recovery and output caps
 // apply to every tool alike. It is safe for concurrent use.
 type Registry struct {
-	mu        sync.RWMutex
-	tools     []Tool
-	byName    map[string]Tool
-	timeout   time.Duration
-	maxOutput int
+	mu           sync.RWMutex
+	tools        []Tool
+	byName       map[string]Tool
+	timeout      time.Duration
+	maxOutput    int
+	abandonGrace time.Duration
 }
 
 // RegistryOption configures a Registry.
@@ -57,9 +61,19 @@ func WithMaxOutput(n int) RegistryOption {
 	}
 }
 
+// WithAbandonGrace sets how long a tool may take to return after its
+// deadline or cancellation before the registry gives up waiting for it.
+func WithAbandonGrace(d time.Duration) RegistryOption {
+	return func(r *Registry) {
+		if d > 0 {
+			r.abandonGrace = d
+		}
+	}
+}
+
 // NewRegistry returns an empty registry.
 func NewRegistry(opts ...RegistryOption) *Registry {
-	r := &Registry{byName: map[string]Tool{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput}
+	r := &Registry{byName: map[string]Tool{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput, abandonGrace: DefaultAbandonGrace}
 	for _, o := range opts {
 		o(r)
 	}
@@ -141,7 +155,7 @@ func (r *Registry) Execute(ctx context.Context, g Gate, call llm.ToolCall) Resul
 	return res
 }
 
-func (r *Registry) run(ctx context.Context, t Tool, call llm.ToolCall) (res Result) {
+func (r *Registry) run(ctx context.Context, t Tool, call llm.ToolCall) Result {
 	timeout := r.timeout
 	if o, ok := t.(TimeoutOverride); ok {
 		if d := o.Timeout(call.Input); d > 0 {
@@ -151,21 +165,49 @@ func (r *Registry) run(ctx context.Context, t Tool, call llm.ToolCall) (res Resu
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	defer func() {
-		if p := recover(); p != nil {
-			res = Errorf("%s failed with an internal error (panic: %v); try different arguments or another tool", call.Name, p)
-		}
+	// The tool runs in its own goroutine so that one which ignores its
+	// context (a user's or an MCP tool stuck in a call without a deadline)
+	// cannot hold the run loop, and Ctrl+C, hostage: after the deadline or
+	// cancellation it gets a grace period, then the loop moves on without it.
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{res: Errorf("%s failed with an internal error (panic: %v); try different arguments or another tool", call.Name, p)}
+			}
+		}()
+		res, err := t.Execute(cctx, call.Input)
+		done <- outcome{res, err}
 	}()
-	out, err := t.Execute(cctx, call.Input)
+	var o outcome
+	select {
+	case o = <-done:
+	case <-cctx.Done():
+		grace := time.NewTimer(r.abandonGrace)
+		defer grace.Stop()
+		select {
+		case o = <-done:
+		case <-grace.C:
+			why := fmt.Sprintf("timed out after %s", timeout)
+			if ctx.Err() != nil {
+				why = "was cancelled"
+			}
+			return Errorf("%s %s and did not stop within %s; it was abandoned and may still be running", call.Name, why, r.abandonGrace)
+		}
+	}
 	switch {
 	case ctx.Err() != nil:
 		return Errorf("%s was cancelled", call.Name)
-	case cctx.Err() != nil && errors.Is(cctx.Err(), context.DeadlineExceeded) && (err != nil || out.IsError):
+	case errors.Is(cctx.Err(), context.DeadlineExceeded) && (o.err != nil || o.res.IsError):
 		return Errorf("%s timed out after %s", call.Name, timeout)
-	case err != nil:
-		return Errorf("%s failed: %v", call.Name, err)
+	case o.err != nil:
+		return Errorf("%s failed: %v", call.Name, o.err)
 	}
-	return out
+	return o.res
 }
 
 // ExecuteBatch runs the calls of one assistant message. Consecutive read-only

@@ -224,3 +224,25 @@ func TestTruncate(t *testing.T) {
 		t.Fatalf("got %d bytes: %q", len(got), got[300:])
 	}
 }
+
+// A tool that ignores its context must not hold the run loop hostage.
+func TestToolIgnoringItsContextIsAbandoned(t *testing.T) {
+	stuck := make(chan struct{})
+	defer close(stuck)
+	type none struct{}
+	r := tool.NewRegistry(tool.WithTimeout(20*time.Millisecond), tool.WithAbandonGrace(20*time.Millisecond))
+	_ = r.Register(tool.New("stuck", "never looks at ctx", func(context.Context, none) (tool.Result, error) {
+		<-stuck
+		return tool.Text("too late"), nil
+	}))
+	res := r.Execute(context.Background(), nil, call("stuck", `{}`))
+	if !res.IsError || !strings.Contains(res.Output, "timed out after 20ms and did not stop") {
+		t.Fatalf("got %+v", res)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res = r.Execute(ctx, nil, call("stuck", `{}`))
+	if !res.IsError || !strings.Contains(res.Output, "was cancelled and did not stop") {
+		t.Fatalf("cancelled: got %+v", res)
+	}
+}
