@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/harness9/harness9/llm"
 )
@@ -265,6 +266,13 @@ func Truncate(s string, max int) string {
 		keep = 2
 	}
 	head, tail := keep*2/3, keep/3
+	// Never split a UTF-8 sequence: move both cuts to rune starts.
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail > 0 && !utf8.RuneStart(s[len(s)-tail]) {
+		tail--
+	}
 	h := s[:head]
 	if i := strings.LastIndexByte(h, '\n'); i > head/2 {
 		h = h[:i+1]

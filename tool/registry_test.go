@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/tool"
@@ -244,5 +245,14 @@ func TestToolIgnoringItsContextIsAbandoned(t *testing.T) {
 	res = r.Execute(ctx, nil, call("stuck", `{}`))
 	if !res.IsError || !strings.Contains(res.Output, "was cancelled and did not stop") {
 		t.Fatalf("cancelled: got %+v", res)
+	}
+}
+
+func TestTruncateKeepsUTF8Whole(t *testing.T) {
+	s := strings.Repeat("é", 3000) // two bytes each, no newlines
+	for max := 300; max < 320; max++ {
+		if got := tool.Truncate(s, max); !utf8.ValidString(got) {
+			t.Fatalf("max %d: truncated output is not valid UTF-8", max)
+		}
 	}
 }
