@@ -35,7 +35,8 @@ const mcpStartTimeout = 10 * time.Second
 func openStore(c *config.Config) (session.Store, error) {
 	s, err := sqlite.Open(session.DefaultPath(c.Home))
 	if err != nil {
-		return nil, withCode(ExitError, fmt.Errorf("cannot open the session database: %w", err))
+		return nil, withCode(ExitError, fmt.Errorf("cannot open the session database (is %s writable? set %s to move it): %w",
+			c.Home, config.EnvHome, err))
 	}
 	return s, nil
 }
