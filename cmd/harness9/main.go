@@ -15,11 +15,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
-		// A second interrupt after the first one cancelled the run: stop now.
+		// A second interrupt or TERM after the first one cancelled the run: stop now.
 		<-ctx.Done()
 		stop()
 		again := make(chan os.Signal, 1)
-		signal.Notify(again, os.Interrupt)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 		<-again
 		os.Exit(cli.ExitInterrupted)
 	}()
