@@ -35,7 +35,13 @@ func (e *Engine) Approve(ctx context.Context, confirmEdits bool) iter.Seq[Event]
 		}
 		plan := *clonePlan(e.plan)
 		e.mu.Unlock()
-		if !s.emit(e.started()) {
+		mode := planning.ModeDefault
+		if confirmEdits {
+			mode = planning.ModeAutoEdit
+		}
+		// The stream reports the mode the execution runs in, not the Plan
+		// mode the plan was made in.
+		if !s.emit(e.startedIn(mode)) {
 			return StatusCancelled, context.Canceled
 		}
 		dir, err := planning.CreateTaskDir(e.planBase(), plan, e.todos.Read(), e.cfg.now())
@@ -49,10 +55,7 @@ func (e *Engine) Approve(ctx context.Context, confirmEdits bool) iter.Seq[Event]
 		// run, or before a fallback plan) is no evidence that a step was
 		// carried out: execution starts with none.
 		e.evidence.Reset()
-		e.mode = planning.ModeDefault
-		if confirmEdits {
-			e.mode = planning.ModeAutoEdit
-		}
+		e.mode = mode
 		e.mu.Unlock()
 		e.saveState(ctx)
 		e.syncSessionMode(ctx)

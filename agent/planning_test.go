@@ -425,6 +425,11 @@ func TestApproveWithConfirmEditsAsksForEachWrite(t *testing.T) {
 	if asked != 1 || eng.Mode() != planning.ModeAutoEdit {
 		t.Errorf("asked %d times, mode %s", asked, eng.Mode())
 	}
+	// The stream's SessionStarted reports the mode the execution runs in,
+	// so a UI shows AutoEdit during execution, not the Plan mode it left.
+	if st := ofType[agent.SessionStarted](evs); len(st) == 0 || st[0].Mode != planning.ModeAutoEdit {
+		t.Errorf("SessionStarted = %+v, want mode auto_edit", st)
+	}
 	if _, ok := h.file("a.txt"); !ok {
 		t.Error("the approved write did not run")
 	}
