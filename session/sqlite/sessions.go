@@ -82,6 +82,11 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 	}
 	switch len(matches) {
 	case 0:
+		// Generated ids are lower-case hex; someone copying "B95C…" from
+		// a terminal that upper-cased it still finds the session.
+		if lower := strings.ToLower(id); lower != id {
+			return s.Get(ctx, lower)
+		}
 		return session.Session{}, notFound(id)
 	case 1:
 		row := s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions AS s WHERE s.id = ?`, matches[0])

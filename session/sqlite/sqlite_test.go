@@ -321,3 +321,22 @@ func TestCodecEdgeCases(t *testing.T) {
 		}
 	}
 }
+
+func TestGetIgnoresTheCaseOfAGeneratedID(t *testing.T) {
+	s := openTest(t, filepath.Join(t.TempDir(), "h.db"))
+	defer s.Close()
+	ctx := context.Background()
+	sess := &session.Session{Workdir: "/w"}
+	if err := s.Create(ctx, sess); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{strings.ToUpper(sess.ID), strings.ToUpper(sess.ID[:6])} {
+		got, err := s.Get(ctx, id)
+		if err != nil || got.ID != sess.ID {
+			t.Errorf("Get(%q) = %q, %v; want %q", id, got.ID, err, sess.ID)
+		}
+	}
+	if _, err := s.Get(ctx, "ZZZZZZ"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("Get(ZZZZZZ) err = %v, want ErrNotFound", err)
+	}
+}
