@@ -10,22 +10,40 @@ import (
 	"syscall"
 )
 
-// deniedInHome are the entries of the user's home directory no file tool may
-// touch, even when the workspace contains the home directory: they hold
-// credentials, and a model that reads them can leak them into a transcript.
-var deniedInHome = []string{".ssh", ".aws", ".gnupg", ".kube", ".netrc"}
+// deniedInHome are the entries of the user's home directory no file the
+// harness opens for the model may come from, even when the workspace
+// contains the home directory: they hold credentials (or, for .harness9,
+// the harness's own sessions and settings), and a model that reads them can
+// leak them into a transcript.
+var deniedInHome = []string{
+	".ssh", ".aws", ".gnupg", ".kube", ".netrc",
+	filepath.Join(".config", "gcloud"), ".docker", ".harness9",
+}
 
 // maxSymlinks bounds symlink expansion during Resolve, as the kernel does
 // (ELOOP), so a link cycle is an error instead of an endless loop.
 const maxSymlinks = 255
 
-// Workspace is the sandbox every file tool resolves paths through. A path is
-// taken relative to the root, cleaned and symlink-resolved; the result must
-// stay inside the root and outside the home deny list. Reads are sandboxed as
-// well as writes: read-only does not mean the model may read anything on the
-// machine. A Workspace is immutable and safe for concurrent use.
+// ErrNotRegular is wrapped by the errors of Open and WriteFile for a named
+// pipe, socket or device: such a file is refused before it is opened, since
+// opening a FIFO blocks until a writer comes and opening a device can act.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Workspace is the sandbox every file the harness opens for the model goes
+// through: the file tools, AGENTS.md, skills. Paths are taken relative to
+// the root and opened through an os.Root, so the kernel resolves them:
+// symlinks are followed beneath the root, ".." is applied after them, and
+// nothing outside the root can be reached, for reads as well as writes. The
+// home deny list (~/.ssh, ~/.aws ...) is refused even when the root contains
+// the home directory. Named pipes, sockets and devices are refused before
+// they are opened. A Workspace is safe for concurrent use; it keeps a
+// descriptor of its root open for its lifetime.
 type Workspace struct {
-	root string
+	root string // absolute, symlinks resolved: for display and containment checks
+	// given is the root as given, made absolute, when it differs from root
+	// (a path through a symlink): absolute paths may use either spelling.
+	given string
+	fs    *os.Root
 	// deny holds each denied location twice: lexically under the home
 	// directory and with its symlinks resolved, so neither a path spelled
 	// through the home directory nor one through a link's target gets in.
@@ -38,13 +56,22 @@ type WorkspaceOption func(*workspaceConfig)
 type workspaceConfig struct {
 	home    string
 	homeSet bool
+	denied  []string
 }
 
 // WithHome sets the home directory the deny list (~/.ssh, ~/.aws, ~/.gnupg,
-// ~/.kube, ~/.netrc) is anchored at. The default is os.UserHomeDir; an empty
-// dir disables the deny list.
+// ~/.kube, ~/.netrc, ~/.config/gcloud, ~/.docker, ~/.harness9) is anchored
+// at. The default is os.UserHomeDir; an empty dir disables that list
+// (locations given with WithDenied still apply).
 func WithHome(dir string) WorkspaceOption {
 	return func(c *workspaceConfig) { c.home, c.homeSet = dir, true }
+}
+
+// WithDenied adds directories (or files) the workspace refuses, like the
+// home deny list: the harness's own data directory when it is not
+// ~/.harness9, for instance. Empty entries are ignored.
+func WithDenied(paths ...string) WorkspaceOption {
+	return func(c *workspaceConfig) { c.denied = append(c.denied, paths...) }
 }
 
 // NewWorkspace returns a sandbox rooted at root, which must be an existing
@@ -66,25 +93,38 @@ func NewWorkspace(root string, opts ...WorkspaceOption) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace root %q: %w", root, err)
 	}
-	fi, err := os.Stat(real)
+	fsroot, err := os.OpenRoot(real)
 	if err != nil {
 		return nil, fmt.Errorf("workspace root %q: %w", root, err)
 	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("workspace root %q is not a directory", root)
+	w := &Workspace{root: real, fs: fsroot}
+	if abs != real {
+		w.given = abs
 	}
-	w := &Workspace{root: real}
+	var denied []string
 	if cfg.home != "" {
 		home, err := filepath.Abs(cfg.home)
 		if err != nil {
 			return nil, fmt.Errorf("home directory %q: %w", cfg.home, err)
 		}
 		for _, name := range deniedInHome {
-			lexical := filepath.Join(home, name)
-			w.deny = append(w.deny, lexical)
-			if r, err := resolveLinks(lexical); err == nil && r != lexical {
-				w.deny = append(w.deny, r)
-			}
+			denied = append(denied, filepath.Join(home, name))
+		}
+	}
+	for _, d := range cfg.denied {
+		if d == "" {
+			continue
+		}
+		a, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("denied location %q: %w", d, err)
+		}
+		denied = append(denied, a)
+	}
+	for _, lexical := range denied {
+		w.deny = append(w.deny, lexical)
+		if r, err := resolveLinks(lexical); err == nil && r != lexical {
+			w.deny = append(w.deny, r)
 		}
 	}
 	return w, nil
@@ -93,36 +133,83 @@ func NewWorkspace(root string, opts ...WorkspaceOption) (*Workspace, error) {
 // Root returns the absolute, symlink-resolved workspace root.
 func (w *Workspace) Root() string { return w.root }
 
-// Resolve turns a path given by the model into an absolute path inside the
-// workspace. Relative paths are taken from the root; absolute paths are
-// accepted only if they lead inside it. Symlinks are resolved, including
-// those in the existing prefix of a path that does not exist yet (a file
-// about to be created), so the returned path contains no symlink that exists
-// now and tools should operate on it rather than on the original. The errors
-// are worded for the model.
+// Resolve turns a path given by the model into the absolute path it leads
+// to inside the workspace, the way the kernel would resolve it: symlinks
+// are followed (also in the existing prefix of a path that does not exist
+// yet) and ".." is applied to where a link led, never to its name. It fails
+// when the path leads outside the root or into the deny list. Resolve is for
+// display and for checks (the bash gate, permission rules); to open a file,
+// use Open, Stat or WriteFile, which go through the kernel and cannot be
+// raced. The errors are worded for the model.
 func (w *Workspace) Resolve(path string) (string, error) {
+	_, resolved, err := w.locate(path)
+	return resolved, err
+}
+
+// locate checks path and returns it relative to the root, as given (for
+// os.Root to resolve), and the absolute location it resolves to now.
+func (w *Workspace) locate(path string) (rel, resolved string, err error) {
 	if strings.IndexByte(path, 0) >= 0 {
-		return "", fmt.Errorf("path %q contains a NUL byte", path)
+		return "", "", fmt.Errorf("path %q contains a NUL byte", path)
 	}
-	joined := path
-	if !filepath.IsAbs(joined) {
-		joined = filepath.Join(w.root, joined)
+	rel, elsewhere := path, false
+	if filepath.IsAbs(path) {
+		var ok bool
+		if rel, ok = cutRoot(w.root, path); !ok {
+			rel, ok = cutRoot(w.given, path)
+			elsewhere = !ok
+		}
 	}
-	joined = filepath.Clean(joined)
-	if d, ok := w.denied(joined); ok {
-		return "", deniedError(path, d)
+	if rel == "" {
+		rel = "."
 	}
-	resolved, err := resolveLinks(joined)
+	joined := w.root + string(filepath.Separator) + rel
+	if elsewhere {
+		joined = path // another spelling (a link to the root?) or outside
+	}
+	// No filepath.Clean here: "link/.." must climb from where link leads.
+	resolved, err = resolveLinks(joined)
 	if err != nil {
-		return "", fmt.Errorf("cannot resolve path %q: %w", path, err)
+		return "", "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
 	if !within(w.root, resolved) {
-		return "", fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
+		return "", "", fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(resolved); ok {
-		return "", deniedError(path, d)
+		return "", "", deniedError(path, d)
 	}
-	return resolved, nil
+	if elsewhere {
+		rel = w.rel(resolved)
+	}
+	return rel, resolved, nil
+}
+
+// cutRoot returns path below root, unchanged (not cleaned), when path
+// starts with root as whole components.
+func cutRoot(root, path string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
+	if path == root {
+		return ".", true
+	}
+	if root == string(filepath.Separator) {
+		return strings.TrimLeft(path, root), true
+	}
+	rest, ok := strings.CutPrefix(path, root)
+	if !ok || rest[0] != filepath.Separator {
+		return "", false
+	}
+	return strings.TrimLeft(rest, string(filepath.Separator)), true // "" is the root
+}
+
+// rel is abs (inside the root) relative to the root, "." for the root.
+func (w *Workspace) rel(abs string) string {
+	r, err := filepath.Rel(w.root, abs)
+	if err != nil {
+		return abs
+	}
+	return r
 }
 
 // Rel returns abs relative to the root for display, or abs unchanged if it
@@ -140,8 +227,8 @@ func (w *Workspace) Rel(abs string) string {
 
 // Denied reports whether abs, a clean absolute path with its symlinks
 // already resolved (as Resolve returns, or as found by walking a resolved
-// directory), is in the home deny list. Tools that walk directory trees use
-// it to skip ~/.ssh and the like when the workspace contains the home
+// directory), is in the deny list. Tools that walk directory trees use it
+// to skip ~/.ssh and the like when the workspace contains the home
 // directory.
 func (w *Workspace) Denied(abs string) bool {
 	_, ok := w.denied(abs)
@@ -172,11 +259,13 @@ func within(dir, p string) bool {
 	return strings.HasPrefix(p, dir) && p[len(dir)] == filepath.Separator
 }
 
-// resolveLinks resolves every symlink of the clean absolute path p, one
-// component at a time, the way the kernel would. Unlike filepath.EvalSymlinks
-// it succeeds for paths that do not exist: missing components are appended
-// lexically. A dangling symlink is followed to its target,
-// so a file created "through" it is judged by where it would really land.
+// resolveLinks resolves every symlink of the absolute path p, one component
+// at a time, the way the kernel would: ".." applies to where the path got
+// so far, links included, so p must not be cleaned first. Unlike
+// filepath.EvalSymlinks it succeeds for paths that do not exist: missing
+// components are appended lexically. A dangling symlink is followed to its
+// target, so a file created "through" it is judged by where it would really
+// land.
 func resolveLinks(p string) (string, error) {
 	sep := string(filepath.Separator)
 	resolved := sep
