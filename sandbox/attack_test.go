@@ -1,0 +1,291 @@
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeAttacks are commands that try to change something. Under ReadOnly
+// none may leave a trace on disk, whatever tool or trick they use.
+var writeAttacks = []string{
+	"echo pwned > f",
+	"echo pwned >> a.txt",
+	"touch new",
+	"mkdir d",
+	"rm -f a.txt",
+	"mv a.txt b.txt",
+	"ln -s a.txt l",
+	"ln a.txt hard",
+	"chmod 600 a.txt",
+	"truncate -s 0 a.txt",
+	"sed -i s/alpha/pwned/ a.txt",
+	"sed ':a e touch pwned' a.txt",
+	"cp a.txt copy.txt",
+	"uniq a.txt -- -out",
+	"tee out < a.txt",
+	"dd if=a.txt of=out 2>/dev/null",
+	"python3 -c 'open(\"py\",\"w\").write(\"x\")'",
+	"perl -e 'open(F,\">perl\")'",
+	"git init -q .",
+	"git init -q sub",
+	"echo x > link/planted",
+	"echo x > homelink/planted",
+	"echo x > ~/planted",
+	"echo x > /tmp/harness9-planted-$$",
+	"cd /; echo x > rootfile",
+	"touch \"$TMPDIR/../escape\"",
+	"tail -f a.txt > /dev/null & echo started",
+	"nohup sh -c 'sleep 1; touch late' >/dev/null 2>&1 &",
+	"setsid sh -c 'sleep 1; touch late2' &",
+	"mkfifo fifo",
+	"exec 3>fd3; echo x >&3",
+}
+
+func TestReadOnlyWritesNothing(t *testing.T) {
+	w := newWorld(t)
+	gitInit(t, w.work)
+	before := snapshot(t, w.root)
+	for _, c := range writeAttacks {
+		out, _ := w.run(t, ReadOnly, c)
+		after := snapshot(t, w.root)
+		if path, same := sameSnapshot(before, after); !same {
+			t.Errorf("%q changed %s; output:\n%s", c, path, out)
+			before = after
+		}
+	}
+	// The delayed writers must not land after the calls either: their
+	// processes were ended with the call.
+	time.Sleep(1500 * time.Millisecond)
+	if path, same := sameSnapshot(before, snapshot(t, w.root)); !same {
+		t.Errorf("a background process changed %s after its call returned", path)
+	}
+	if _, err := os.Stat("/tmp/harness9-planted-" + fmt.Sprint(os.Getpid())); err == nil {
+		t.Error("a read-only command wrote to /tmp")
+	}
+}
+
+// gitInit makes dir a repository whose configuration is hostile: every
+// hook git could run would write a marker outside the workdir.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed (apt-get install git)")
+	}
+	marker := filepath.Join(filepath.Dir(dir), "outside", "pwned-git")
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q", ".")
+	run("-c", "user.name=t", "-c", "user.email=t@t", "add", "a.txt")
+	run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+	hostile := fmt.Sprintf(`
+[core]
+	fsmonitor = "touch %[1]s-fsmonitor; false"
+	pager = "touch %[1]s-pager; cat"
+	hooksPath = hooks
+[diff "evil"]
+	textconv = "touch %[1]s-textconv; cat"
+[alias]
+	st = "!touch %[1]s-alias"
+`, marker)
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(hostile)
+	f.Close()
+	mustWrite(t, filepath.Join(dir, ".gitattributes"), "* diff=evil\n")
+	mustMkdir(t, filepath.Join(dir, "hooks"))
+	mustWrite(t, filepath.Join(dir, "hooks", "post-checkout"), "#!/bin/sh\ntouch "+marker+"-hook\n")
+	os.Chmod(filepath.Join(dir, "hooks", "post-checkout"), 0o755)
+	mustWrite(t, filepath.Join(dir, "a.txt"), "alpha\nchanged\n")
+}
+
+func TestReadOnlyGitInHostileRepo(t *testing.T) {
+	w := newWorld(t)
+	gitInit(t, w.work)
+	before := snapshot(t, w.root)
+	for _, c := range []string{
+		"git status", "git diff", "git log -p", "git log --format=%G?", "git st",
+		"git branch --sort=refname evil", "git tag --sort=refname evil", "git config user.name evil",
+		"git config core.fsmonitor 'touch pwn' --get", "git stash", "git checkout -b x", "git gc",
+		"git -c core.fsmonitor='touch pwn' status",
+	} {
+		out, _ := w.run(t, ReadOnly, c)
+		if path, same := sameSnapshot(before, snapshot(t, w.root)); !same {
+			t.Errorf("%q changed %s; output:\n%s", c, path, out)
+			before = snapshot(t, w.root)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.home, ".gnupg")); err == nil {
+		t.Error("git created ~/.gnupg")
+	}
+}
+
+// readAttacks try to read a secret outside the workdir, through links,
+// `..` after links, /proc and absolute paths.
+func readAttacks(w *world) []string {
+	return []string{
+		"cat link/secret",
+		"cat link/../outside/secret",
+		"cat ./link/../../outside/secret",
+		"cat rootlink" + w.outside + "/secret",
+		"cat rootlink/../" + strings.TrimPrefix(w.outside, "/") + "/secret",
+		"cat " + w.outside + "/secret",
+		"cat homelink/.ssh/id_rsa",
+		"cat keylink",
+		"cat ~/.ssh/id_rsa " + w.home + "/.ssh/id_rsa",
+		"head " + w.data + "/harness9.db",
+		"cat [!x]ink/secret",
+		"printf '%s\\0' " + w.outside + "/secret | wc --files0-from=- ; printf '%s\\0' link/secret | sort --files0-from=- ",
+		"diff -r link . ",
+		"grep -r S3CRET " + w.root,
+		"find / -name id_rsa -exec cat {} + 2>/dev/null",
+		fmt.Sprintf("cat /proc/%d/environ /proc/%d/cmdline", os.Getpid(), os.Getpid()),
+		"cat /proc/$PPID/environ /proc/1/environ",
+		"tar cf - -C " + w.home + " . 2>/dev/null | strings",
+	}
+}
+
+func TestReadOnlyReadsOnlyTheWorkdir(t *testing.T) {
+	t.Setenv("HARNESS9_TEST_LEAK", w0secret)
+	w := newWorld(t)
+	for _, c := range readAttacks(w) {
+		out, _ := w.run(t, ReadOnly, c)
+		if strings.Contains(out, w.secret) || strings.Contains(out, w0secret) {
+			t.Errorf("%q read a secret:\n%s", c, out)
+		}
+	}
+}
+
+// w0secret is put in the test process's environment: a child reading its
+// parent's environment through /proc would find it.
+const w0secret = "ENV-S3CRET-value"
+
+func TestWorkspaceWriteKeepsSecretsAndOutside(t *testing.T) {
+	t.Setenv("HARNESS9_TEST_LEAK", w0secret)
+	w := newWorld(t)
+	for _, c := range readAttacks(w) {
+		if strings.Contains(c, "outside/secret") || strings.Contains(c, "link/secret") || strings.Contains(c, "[!x]ink") || strings.Contains(c, "diff -r") || strings.Contains(c, "grep -r") || strings.Contains(c, "find /") {
+			continue // WorkspaceWrite may read outside the workdir; only the deny list is closed
+		}
+		out, _ := w.run(t, WorkspaceWrite, c)
+		if strings.Contains(out, w.secret) || strings.Contains(out, w0secret) {
+			t.Errorf("%q read a secret:\n%s", c, out)
+		}
+	}
+	out, err := w.run(t, WorkspaceWrite, "echo made > made.txt && cat made.txt && mkdir -p sub/dir && mv made.txt sub/dir/ && ls sub/dir")
+	if err != nil || !strings.Contains(out, "made.txt") {
+		t.Fatalf("writing the workdir failed: %v\n%s", err, out)
+	}
+	before := snapshot(t, w.root)
+	for _, c := range []string{
+		"echo x > " + w.outside + "/planted", "echo x > link/planted", "echo x > ~/planted",
+		"echo x > " + w.home + "/planted", "touch " + w.data + "/planted", "rm -f " + w.outside + "/secret",
+		"echo x > homelink/.ssh/authorized_keys", "cat /dev/sda 2>&1 | head -c 10; ls /dev",
+	} {
+		out, _ := w.run(t, WorkspaceWrite, c)
+		if path, same := sameSnapshot(before, snapshot(t, w.root)); !same {
+			t.Errorf("%q changed %s outside the workdir; output:\n%s", c, path, out)
+			before = snapshot(t, w.root)
+		}
+	}
+}
+
+func TestNoNetwork(t *testing.T) {
+	w := newWorld(t)
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	udpPort := strings.TrimPrefix(udp.LocalAddr().String(), "127.0.0.1:")
+	attacks := []string{
+		"echo hi > /dev/tcp/127.0.0.1/" + w.port(),
+		"curl -s -m 2 http://127.0.0.1:" + w.port() + "/",
+		"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " + w.port() + "), 2)'",
+		"echo leak > /dev/udp/127.0.0.1/" + udpPort,
+	}
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		for _, c := range attacks {
+			w.run(t, p, c)
+		}
+	}
+	select {
+	case <-w.conns:
+		t.Error("a confined command connected to a loopback listener")
+	case <-time.After(200 * time.Millisecond):
+	}
+	udp.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, _, err := udp.ReadFrom(make([]byte, 16)); err == nil {
+		t.Errorf("a confined command sent a %d-byte UDP datagram", n)
+	}
+}
+
+func TestNetworkAllowedForWorkspaceWrite(t *testing.T) {
+	w := newWorld(t, WithNetwork(true))
+	out, err := w.run(t, WorkspaceWrite, "echo hi > /dev/tcp/127.0.0.1/"+w.port())
+	if err != nil {
+		t.Fatalf("connect with the network allowed: %v\n%s", err, out)
+	}
+	select {
+	case <-w.conns:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no connection arrived with the network allowed")
+	}
+	w.run(t, ReadOnly, "echo hi > /dev/tcp/127.0.0.1/"+w.port())
+	select {
+	case <-w.conns:
+		t.Error("ReadOnly connected although only WorkspaceWrite has the network")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestNothingOutlivesTheCall(t *testing.T) {
+	w := newWorld(t)
+	marker := fmt.Sprintf("%d", 40000+os.Getpid()%20000)
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		for _, c := range []string{
+			"sleep " + marker + " &",
+			"setsid sleep " + marker + " &",
+			"nohup sleep " + marker + " >/dev/null 2>&1 &",
+			"( (sleep " + marker + " &) & )",
+			"setsid sh -c 'setsid sleep " + marker + " &' &",
+		} {
+			w.run(t, p, c)
+			if pids := processesWith("sleep " + marker); len(pids) > 0 {
+				t.Errorf("%v %q left processes %v running", p, c, pids)
+				exec.Command("pkill", "-f", "sleep "+marker).Run()
+			}
+		}
+	}
+}
+
+func TestSignalsDoNotReachTheHarness(t *testing.T) {
+	w := newWorld(t)
+	victim := exec.Command("sleep", "30")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer victim.Process.Kill()
+	w.run(t, ReadOnly, fmt.Sprintf("kill -9 %d; kill -9 -1", victim.Process.Pid))
+	w.run(t, WorkspaceWrite, fmt.Sprintf("kill -9 %d", victim.Process.Pid))
+	done := make(chan error, 1)
+	go func() { done <- victim.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("a confined command killed a process outside the sandbox: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+}

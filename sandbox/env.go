@@ -1,0 +1,160 @@
+package sandbox
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// secretMarkers are the name parts that mark an environment variable as a
+// secret. Matching is case-insensitive, so lower-case variants such as
+// github_token are dropped too.
+var secretMarkers = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE"}
+
+// IsSecretName reports whether an environment variable's name marks it as a
+// secret that no child process of the harness receives.
+func IsSecretName(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, m := range secretMarkers {
+		if strings.Contains(upper, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// ScrubEnv returns environ without secret variables (IsSecretName) and
+// without the names in hide, except those in keep. Every child the harness
+// starts for the model or a repository (bash, MCP servers, hooks) gets its
+// environment through it: whatever a child can read, the model can read
+// back through a tool.
+func ScrubEnv(environ []string, keep, hide map[string]bool) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok || name == "" {
+			continue
+		}
+		if keep[name] || (!hide[name] && !IsSecretName(name)) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// readOnlyEnvKept are the variables a ReadOnly command inherits; everything
+// else is dropped, because a planner needs a locale and a PATH, not the
+// user's session.
+var readOnlyEnvKept = []string{"PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "SHELL", "COLORTERM", "NO_COLOR"}
+
+// gitHardening neutralises what a hostile repository's configuration could
+// make git run or reach: fsmonitor, hooks, pagers, editors, external diff,
+// credential helpers, transport protocols and signature programs.
+// (An external diff or textconv driver cannot be switched off this way
+// without breaking `git diff`; it runs inside the kernel sandbox.) Overrides
+// given through GIT_CONFIG_COUNT win over the repository's .git/config.
+// Whatever slips past (a textconv driver, say) still runs inside the kernel
+// sandbox.
+var gitHardening = [][2]string{
+	{"core.fsmonitor", "false"},
+	{"core.hooksPath", "/dev/null"},
+	{"core.pager", "cat"},
+	{"core.editor", "false"},
+	{"sequence.editor", "false"},
+	{"core.sshCommand", "false"},
+	{"core.askPass", "false"},
+	{"credential.helper", ""},
+	{"protocol.allow", "never"},
+	{"gpg.program", "false"},
+	{"gpg.ssh.program", "false"},
+	{"gpg.x509.program", "false"},
+}
+
+// policyEnv builds a confined command's environment from the caller's.
+func (s *Sandbox) policyEnv(base []string, p Policy, scratch string) []string {
+	env := ScrubEnv(base, s.keepEnv, s.hideEnv)
+	set := func(k, v string) { env = setEnv(env, k, v) }
+	tmp := filepath.Join(scratch, "tmp")
+	switch p {
+	case ReadOnly:
+		kept := env[:0:0]
+		for _, kv := range env {
+			name, _, _ := strings.Cut(kv, "=")
+			if isKeptReadOnly(name) || s.keepEnv[name] {
+				kept = append(kept, kv)
+			}
+		}
+		env = kept
+		home := filepath.Join(scratch, "home")
+		set("HOME", home)
+		set("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+		set("XDG_CACHE_HOME", filepath.Join(scratch, "cache"))
+		set("GOCACHE", filepath.Join(scratch, "cache", "go-build"))
+		set("GOTOOLCHAIN", "local")
+		set("GOPROXY", "off")
+		set("GOFLAGS", "-mod=readonly")
+		set("GIT_CONFIG_NOSYSTEM", "1")
+		set("GIT_CONFIG_GLOBAL", "/dev/null")
+		set("GIT_OPTIONAL_LOCKS", "0")
+		set("GIT_NO_REPLACE_OBJECTS", "1")
+		env = withGitOverrides(env)
+	case WorkspaceWrite:
+		if s.cacheDir != "" {
+			set("GOCACHE", filepath.Join(s.cacheDir, "go-build"))
+			set("XDG_CACHE_HOME", filepath.Join(s.cacheDir, "xdg"))
+			set("npm_config_cache", filepath.Join(s.cacheDir, "npm"))
+			set("PIP_CACHE_DIR", filepath.Join(s.cacheDir, "pip"))
+		} else {
+			set("GOCACHE", filepath.Join(scratch, "cache", "go-build"))
+			set("XDG_CACHE_HOME", filepath.Join(scratch, "cache"))
+		}
+	}
+	set("TMPDIR", tmp)
+	set("TMP", tmp)
+	set("TEMP", tmp)
+	set("PAGER", "cat")
+	set("GIT_PAGER", "cat")
+	set("GIT_TERMINAL_PROMPT", "0")
+	return env
+}
+
+func isKeptReadOnly(name string) bool {
+	if strings.HasPrefix(name, "LC_") {
+		return true
+	}
+	for _, k := range readOnlyEnvKept {
+		if name == k {
+			return true
+		}
+	}
+	return false
+}
+
+// withGitOverrides appends gitHardening after any GIT_CONFIG_COUNT entries
+// already present (those are dropped: a caller's overrides must not undo
+// the hardening).
+func withGitOverrides(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_") || strings.HasPrefix(kv, "GIT_CONFIG_NOSYSTEM=") || strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") {
+			out = append(out, kv)
+		}
+	}
+	out = append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(gitHardening)))
+	for i, kv := range gitHardening {
+		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
+	}
+	return out
+}
+
+// setEnv sets name in env, replacing every earlier definition.
+func setEnv(env []string, name, value string) []string {
+	prefix := name + "="
+	out := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, prefix) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, prefix+value)
+}

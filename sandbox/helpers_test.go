@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// world is a throwaway machine layout for attacks: a workdir with planted
+// links, a fake home with credentials, a directory outside both, and a
+// loopback listener that records every connection.
+type world struct {
+	root, work, home, outside, data string
+	secret                          string // bytes that must never be read
+	sb                              *Sandbox
+	ln                              net.Listener
+	conns                           chan struct{}
+}
+
+func requireLandlock(t testing.TB) {
+	t.Helper()
+	if sup := Probe(); !sup.Available {
+		t.Skipf("the kernel sandbox is unavailable here: %s", sup.Reason)
+	}
+}
+
+func newWorld(t *testing.T, opts ...Option) *world {
+	t.Helper()
+	requireLandlock(t)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{
+		root:    root,
+		work:    filepath.Join(root, "work"),
+		home:    filepath.Join(root, "home"),
+		outside: filepath.Join(root, "outside"),
+		data:    filepath.Join(root, "home", ".harness9"),
+		secret:  "S3CRET-" + strings.Repeat("x", 8),
+	}
+	for _, d := range []string{w.work, filepath.Join(w.home, ".ssh"), w.outside, w.data} {
+		mustMkdir(t, d)
+	}
+	mustWrite(t, filepath.Join(w.home, ".ssh", "id_rsa"), w.secret)
+	mustWrite(t, filepath.Join(w.data, "harness9.db"), w.secret)
+	mustWrite(t, filepath.Join(w.outside, "secret"), w.secret)
+	mustWrite(t, filepath.Join(w.work, "a.txt"), "alpha\nbeta\n")
+	for name, target := range map[string]string{
+		"link": w.outside, "rootlink": "/", "homelink": w.home, "keylink": filepath.Join(w.home, ".ssh", "id_rsa"),
+	} {
+		if err := os.Symlink(target, filepath.Join(w.work, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.ln.Close() })
+	w.conns = make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := w.ln.Accept()
+			if err != nil {
+				return
+			}
+			w.conns <- struct{}{}
+			c.Close()
+		}
+	}()
+	base := []Option{WithDeny(filepath.Join(w.home, ".ssh"), w.data)}
+	w.sb, err = New(w.work, append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) port() string {
+	return strings.TrimPrefix(w.ln.Addr().String(), "127.0.0.1:")
+}
+
+// run runs a bash command confined by p and returns its combined output.
+func (w *world) run(t *testing.T, p Policy, command string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", command)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 2 * time.Second
+	proc, err := w.sb.Start(cmd, p)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	err = cmd.Wait()
+	proc.Cleanup()
+	return out.String(), err
+}
+
+// snapshot records every path under dir with its size and mode, to prove
+// that nothing changed.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		body := ""
+		if fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			body = string(b)
+		}
+		m[p] = fi.Mode().String() + "|" + body
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func sameSnapshot(a, b map[string]string) (string, bool) {
+	for k, v := range a {
+		if b[k] != v {
+			return k, false
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			return k, false
+		}
+	}
+	return "", true
+}
+
+// processesWith lists the pids whose command line contains marker.
+func processesWith(marker string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), marker) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}
+
+func mustMkdir(t *testing.T, d string) {
+	t.Helper()
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustWrite(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

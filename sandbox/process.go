@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Process is a command started by Start. Call Cleanup once the command has
+// been waited for.
+type Process struct {
+	cmd     *exec.Cmd
+	scratch string
+	// PIDNamespace is true when the command runs in a PID namespace of its
+	// own, so that its exit ends every process it started.
+	PIDNamespace bool
+}
+
+// Start starts cmd confined by p. It replaces cmd.Env with the policy's
+// environment built from cmd.Env (or the process environment when nil):
+// secrets scrubbed, a private TMPDIR, and under ReadOnly a minimal
+// environment with HOME in the scratch directory and git hardened. It sets
+// cmd.SysProcAttr's session and namespace fields. It returns ErrUnavailable
+// (wrapped) when the kernel cannot confine the command; the caller decides
+// whether to run it unconfined.
+func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) (*Process, error) {
+	if !s.support.Available {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, s.support.Reason)
+	}
+	if p != ReadOnly && p != WorkspaceWrite {
+		return nil, fmt.Errorf("sandbox: unknown policy %v", p)
+	}
+	scratch, err := os.MkdirTemp("", "harness9-sandbox-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: creating the scratch directory: %w", err)
+	}
+	if scratch, err = filepath.EvalSymlinks(scratch); err != nil {
+		return nil, fmt.Errorf("sandbox: scratch directory: %w", err)
+	}
+	for _, d := range []string{"tmp", "home", "cache"} {
+		if err := os.Mkdir(filepath.Join(scratch, d), 0o700); err != nil {
+			os.RemoveAll(scratch)
+			return nil, fmt.Errorf("sandbox: creating the scratch directory: %w", err)
+		}
+	}
+	base := cmd.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = s.policyEnv(base, p, scratch)
+	if cmd.Dir == "" {
+		cmd.Dir = s.workdir
+	}
+	pidns, err := s.start(cmd, p, scratch)
+	if err != nil {
+		os.RemoveAll(scratch)
+		return nil, err
+	}
+	return &Process{cmd: cmd, scratch: scratch, PIDNamespace: pidns}, nil
+}
+
+// Cleanup kills whatever the command left running and deletes its scratch
+// directory. In a PID namespace the kernel has already ended every process
+// when the shell exited; otherwise the command's session is killed, which
+// reaches background jobs but not a process that started a session of its
+// own.
+func (p *Process) Cleanup() {
+	if p.cmd.Process != nil {
+		killSession(p.cmd.Process.Pid)
+	}
+	_ = os.RemoveAll(p.scratch)
+}
+
+// Scratch returns the call's private scratch directory.
+func (p *Process) Scratch() string { return p.scratch }

@@ -1,0 +1,11 @@
+//go:build linux
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+const auditArch = unix.AUDIT_ARCH_X86_64
+
+var archMetadataSyscalls = []uintptr{
+	unix.SYS_CHMOD, unix.SYS_CHOWN, unix.SYS_LCHOWN,
+}
