@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -54,19 +52,14 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 		return tool.Errorf("edit_file: %v", err), nil
 	}
 	rel := t.ws.Rel(path)
-	data, err := readRegular(path)
+	data, _, err := t.ws.ReadFile(in.Path, 0)
 	switch {
-	case errors.Is(err, errNotRegular):
-		return tool.Errorf("edit_file: %q is %v; only regular files can be edited", in.Path, err), nil
 	case errors.Is(err, fs.ErrNotExist):
 		if in.OldString != "" {
 			return tool.Errorf("edit_file: file %q does not exist; use write_file to create it, or glob to find the right path", in.Path), nil
 		}
 	case err != nil:
-		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-			return tool.Errorf("edit_file: %q is a directory, not a file", in.Path), nil
-		}
-		return tool.Errorf("edit_file: cannot read %q: %v", in.Path, err), nil
+		return tool.Errorf("edit_file: %v", err), nil
 	case looksBinary(data):
 		return tool.Errorf("edit_file: %q is a binary file; only text files can be edited", in.Path), nil
 	}
@@ -96,9 +89,9 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 		after = strings.ReplaceAll(before, oldS, newS)
 	}
 
-	created, err := writeAtomic(path, []byte(after))
+	created, err := t.ws.WriteFile(in.Path, []byte(after))
 	if err != nil {
-		return tool.Errorf("edit_file: cannot write %q: %v", in.Path, err), nil
+		return tool.Errorf("edit_file: %v", err), nil
 	}
 	diff := udiff.Unified("a/"+rel, "b/"+rel, before, after)
 	if created {
@@ -110,21 +103,4 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 // toCRLF converts bare "\n" to "\r\n", leaving existing "\r\n" alone.
 func toCRLF(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
-}
-
-// errNotRegular is wrapped by readRegular for a named pipe, socket or device.
-var errNotRegular = errors.New("not a regular file")
-
-// readRegular reads a whole file like os.ReadFile, but refuses (without
-// blocking) a named pipe, socket or device.
-func readRegular(path string) ([]byte, error) {
-	f, fi, err := openForRead(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s, %w", fileKind(fi.Mode()), errNotRegular)
-	}
-	return io.ReadAll(f)
 }

@@ -70,7 +70,7 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 	if err != nil {
 		return tool.Errorf("glob: %v", err), nil
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := t.ws.Stat(dir); err != nil || !fi.IsDir() {
 		return tool.Text(fmt.Sprintf("no files match %q", in.Pattern)), nil
 	}
 	// Without "**" a pattern cannot match deeper than its segment count.
@@ -82,17 +82,25 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 	w := walker{ws: t.ws}
 	parts, rules := w.start(dir)
 	var hits []globHit
-	var walk func(abs string, parts []string, rules *ignoreRules, prefix string, depth int) error
-	walk = func(abs string, parts []string, rules *ignoreRules, prefix string, depth int) error {
+	var walk func(parent *os.File, parts []string, rules *ignoreRules, prefix string, depth int) error
+	walk = func(parent *os.File, parts []string, rules *ignoreRules, prefix string, depth int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		nodes, sub, _ := w.list(abs, parts, rules)
+		d, err := w.open(parent, parts)
+		if err != nil {
+			return nil // unreadable directory: nothing found in it
+		}
+		defer d.Close()
+		nodes, sub, err := w.list(d, parts, rules)
+		if err != nil {
+			return nil
+		}
 		for _, n := range nodes {
 			rel := prefix + n.parts[len(n.parts)-1]
 			if n.isDir {
 				if !n.link && (maxDepth < 0 || depth < maxDepth) {
-					if err := walk(n.abs, n.parts, sub, rel+"/", depth+1); err != nil {
+					if err := walk(d, n.parts, sub, rel+"/", depth+1); err != nil {
 						return err
 					}
 				}
@@ -100,7 +108,7 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 			}
 			if doublestar.MatchUnvalidated(rest, rel) {
 				var mtime time.Time
-				if fi, err := os.Stat(n.abs); err == nil {
+				if fi, err := t.ws.Stat(n.rel()); err == nil {
 					mtime = fi.ModTime()
 				}
 				hits = append(hits, globHit{n.rel(), mtime})
@@ -108,7 +116,7 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 		}
 		return nil
 	}
-	if err := walk(dir, parts, rules, "", 1); err != nil {
+	if err := walk(nil, parts, rules, "", 1); err != nil {
 		return tool.Result{}, err
 	}
 	if len(hits) == 0 {

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/harness9/harness9/tool"
@@ -57,7 +56,7 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 	if err != nil {
 		return tool.Errorf("list_files: %v", err), nil
 	}
-	fi, err := os.Stat(dir)
+	fi, err := t.ws.Stat(in.Path)
 	if err != nil {
 		return tool.Errorf("list_files: %q does not exist; use glob to search for it", in.Path), nil
 	}
@@ -70,13 +69,12 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 	w := walker{ws: t.ws}
 	parts, rules := w.start(dir)
 	type level struct {
-		abs   string
 		parts []string
 		rules *ignoreRules
 		depth int
 	}
 	children := map[string][]node{}
-	queue := []level{{dir, parts, rules, 1}}
+	queue := []level{{parts, rules, 1}}
 	count, capped := 0, false
 	for len(queue) > 0 && !capped {
 		if err := ctx.Err(); err != nil {
@@ -84,27 +82,34 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 		}
 		cur := queue[0]
 		queue = queue[1:]
-		nodes, sub, err := w.list(cur.abs, cur.parts, cur.rules)
-		if err != nil && len(nodes) == 0 {
+		// Opened from the root each time: the listing is capped, so the
+		// cost of resolving the whole path again does not matter here.
+		d, err := w.open(nil, cur.parts)
+		if err != nil {
 			continue // unreadable directory: shown, but empty
+		}
+		nodes, sub, err := w.list(d, cur.parts, cur.rules)
+		_ = d.Close()
+		if err != nil {
+			continue
 		}
 		if room := listMaxEntries - count; len(nodes) > room {
 			nodes, capped = nodes[:room], true
 		}
 		count += len(nodes)
-		children[cur.abs] = nodes
+		children[relOf(cur.parts)] = nodes
 		for _, n := range nodes {
 			if n.isDir && !n.link && cur.depth < depth {
-				queue = append(queue, level{n.abs, n.parts, sub, cur.depth + 1})
+				queue = append(queue, level{n.parts, sub, cur.depth + 1})
 			}
 		}
 	}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/\n", t.ws.Rel(dir))
-	var printDir func(abs, indent string)
-	printDir = func(abs, indent string) {
-		for _, n := range children[abs] {
+	var printDir func(rel, indent string)
+	printDir = func(rel, indent string) {
+		for _, n := range children[rel] {
 			name := shownName(n.parts[len(n.parts)-1])
 			switch {
 			case n.link && n.isDir:
@@ -116,11 +121,11 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 			}
 			b.WriteString(indent + name + "\n")
 			if n.isDir && !n.link {
-				printDir(n.abs, indent+"  ")
+				printDir(n.rel(), indent+"  ")
 			}
 		}
 	}
-	printDir(dir, "  ")
+	printDir(relOf(parts), "  ")
 	switch {
 	case capped:
 		fmt.Fprintf(&b, "\n(listing cut at %d entries; list a subdirectory or use a smaller depth)", listMaxEntries)

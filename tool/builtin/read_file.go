@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/harness9/harness9/tool"
 )
@@ -61,23 +60,16 @@ func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error
 	if limit == 0 {
 		limit = readDefaultLimit
 	}
-	path, err := t.ws.Resolve(in.Path)
-	if err != nil {
-		return tool.Errorf("read_file: %v", err), nil
-	}
-	f, fi, err := openForRead(path)
+	f, fi, err := t.ws.Open(in.Path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return tool.Errorf("read_file: file %q does not exist; use glob or list_files to find the right path", in.Path), nil
 		}
-		return tool.Errorf("read_file: cannot open %q: %v", in.Path, err), nil
+		return tool.Errorf("read_file: %v", err), nil
 	}
 	defer f.Close()
 	if fi.IsDir() {
 		return tool.Errorf("read_file: %q is a directory; use list_files to see what it contains", in.Path), nil
-	}
-	if !fi.Mode().IsRegular() {
-		return tool.Errorf("read_file: %q is %s, not a regular file; only files can be read", in.Path, fileKind(fi.Mode())), nil
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	head, err := r.Peek(binarySniffLen)
@@ -91,36 +83,6 @@ func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error
 		return tool.Text(fmt.Sprintf("(%s is empty)", in.Path)), nil
 	}
 	return t.format(r, in.Path, offset, limit)
-}
-
-// openForRead opens path for reading and stats it. A named pipe is opened
-// without waiting for a writer: open(2) on a FIFO otherwise blocks until one
-// comes, and nothing (a timeout, Ctrl+C) can interrupt it. Callers refuse
-// what is not a regular file.
-func openForRead(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
-// fileKind names a non-regular file type for an error message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // format numbers the lines [offset, offset+limit) of r and adds a footer

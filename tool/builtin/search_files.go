@@ -4,7 +4,9 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -65,11 +67,15 @@ func (t *SearchFiles) Execute(ctx context.Context, input json.RawMessage) (tool.
 }
 
 // searchJob is one file to search; seq is its position in walk order, so
-// results from parallel workers can be put back in path order.
+// results from parallel workers can be put back in path order. A file the
+// walk found in a directory it listed carries that open directory and its
+// name there; a start file or a linked file only its path (rel), opened
+// through the workspace.
 type searchJob struct {
-	seq int
-	abs string
-	rel string
+	seq  int
+	rel  string
+	dir  *openDir
+	name string
 }
 
 type searchResult struct {
@@ -104,9 +110,15 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 	if err != nil {
 		return tool.Errorf("search_files: %v", err), nil
 	}
-	fi, err := os.Stat(start)
-	if err != nil {
+	fi, err := t.ws.Stat(start)
+	if errors.Is(err, fs.ErrNotExist) {
 		return tool.Errorf("search_files: %q does not exist; use glob or list_files to find the right path", in.Path), nil
+	}
+	if err != nil {
+		return tool.Errorf("search_files: %v", err), nil
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return tool.Errorf("search_files: %q is not a regular file or a directory; only those can be searched", in.Path), nil
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -115,13 +127,13 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 	results := make(chan searchResult, 256)
 	var wg sync.WaitGroup
 	for range t.workers {
-		wg.Go(func() { searchWorker(ctx, m, limit+1, jobs, results) })
+		wg.Go(func() { t.worker(ctx, m, limit+1, jobs, results) })
 	}
 	files := make(chan int, 1) // number of files the walk produced
 	go func() {
 		defer close(jobs)
 		if !fi.IsDir() {
-			jobs <- searchJob{seq: 0, abs: start, rel: t.ws.Rel(start)}
+			jobs <- searchJob{seq: 0, rel: t.ws.Rel(start)}
 			files <- 1
 			return
 		}
@@ -208,16 +220,25 @@ func (t *SearchFiles) walk(ctx context.Context, dir, glob string, jobs chan<- se
 	parts, rules := w.start(dir)
 	baseOnly := !strings.Contains(glob, "/")
 	seq := 0
-	var visit func(abs string, parts []string, rules *ignoreRules, prefix string) bool
-	visit = func(abs string, parts []string, rules *ignoreRules, prefix string) bool {
+	var visit func(parent *os.File, parts []string, rules *ignoreRules, prefix string) bool
+	visit = func(parent *os.File, parts []string, rules *ignoreRules, prefix string) bool {
 		if ctx.Err() != nil {
 			return false
 		}
-		nodes, sub, _ := w.list(abs, parts, rules)
+		f, err := w.open(parent, parts)
+		if err != nil {
+			return true // unreadable directory: nothing to search in it
+		}
+		d := newOpenDir(f)
+		defer d.release()
+		nodes, sub, err := w.list(f, parts, rules)
+		if err != nil {
+			return true
+		}
 		for _, n := range nodes {
 			name := n.parts[len(n.parts)-1]
 			if n.isDir {
-				if !n.link && !visit(n.abs, n.parts, sub, prefix+name+"/") {
+				if !n.link && !visit(f, n.parts, sub, prefix+name+"/") {
 					return false
 				}
 				continue
@@ -231,28 +252,36 @@ func (t *SearchFiles) walk(ctx context.Context, dir, glob string, jobs chan<- se
 					continue
 				}
 			}
+			j := searchJob{seq: seq, rel: n.rel()}
+			if !n.link {
+				d.acquire()
+				j.dir, j.name = d, name
+			}
 			select {
-			case jobs <- searchJob{seq: seq, abs: n.abs, rel: n.rel()}:
+			case jobs <- j:
 				seq++
 			case <-ctx.Done():
+				if j.dir != nil {
+					d.release()
+				}
 				return false
 			}
 		}
 		return true
 	}
-	visit(dir, parts, rules, "")
+	visit(nil, parts, rules, "")
 	return seq
 }
 
-// searchWorker searches files from jobs with its own read buffer.
-func searchWorker(ctx context.Context, m *matcher, limit int, jobs <-chan searchJob, results chan<- searchResult) {
+// worker searches files from jobs with its own read buffer.
+func (t *SearchFiles) worker(ctx context.Context, m *matcher, limit int, jobs <-chan searchJob, results chan<- searchResult) {
 	buf := make([]byte, 0, 256<<10)
 	for j := range jobs {
 		r := searchResult{seq: j.seq, rel: j.rel}
 		if ctx.Err() == nil {
 			var data []byte
 			var ok bool
-			data, buf, ok = readSearchable(j.abs, buf)
+			data, buf, ok = t.readJob(j, buf)
 			switch {
 			case !ok:
 			case looksBinary(data):
@@ -260,6 +289,9 @@ func searchWorker(ctx context.Context, m *matcher, limit int, jobs <-chan search
 			default:
 				r.lines = m.find(data, limit)
 			}
+		}
+		if j.dir != nil {
+			j.dir.release()
 		}
 		results <- r // always sent: the collector waits for every seq
 	}

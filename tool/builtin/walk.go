@@ -3,6 +3,7 @@ package builtin
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,11 +39,13 @@ func (r *ignoreRules) ignored(parts []string, isDir bool) bool {
 	return false
 }
 
-// with returns the rules extended by the ignore file at path, if there is
-// one; domain is the file's directory relative to the workspace root.
-func (r *ignoreRules) with(path string, domain []string) *ignoreRules {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) == 0 {
+// maxIgnoreFile caps how much of one .gitignore is read.
+const maxIgnoreFile = 1 << 20
+
+// with returns the rules extended by data, the content of an ignore file;
+// domain is the file's directory relative to the root.
+func (r *ignoreRules) with(data []byte, domain []string) *ignoreRules {
+	if len(data) == 0 {
 		return r
 	}
 	var added []gitignore.Pattern
@@ -67,61 +70,105 @@ func (r *ignoreRules) with(path string, domain []string) *ignoreRules {
 
 // node is one directory entry found by a walk.
 type node struct {
-	abs   string   // absolute path, inside the workspace
 	parts []string // path components relative to the workspace root
 	isDir bool
-	// link is set for a symlink whose target is inside the workspace; abs is
-	// then the resolved target. Walks list linked directories but do not
-	// descend into them, which rules out cycles.
+	// link is set for a symlink whose target is inside the workspace (and
+	// out of the deny list). Walks list linked directories but do not
+	// descend into them, which rules out cycles; a linked file is opened
+	// through the workspace, which follows the link beneath the root.
 	link bool
 }
 
-// rel is the entry's path relative to the workspace root, for display.
-func (n node) rel() string { return filepath.Join(n.parts...) }
+// rel is the entry's path relative to the workspace root, for display and
+// for opening it through the workspace.
+func (n node) rel() string { return relOf(n.parts) }
+
+func relOf(parts []string) string {
+	if len(parts) == 0 {
+		return "."
+	}
+	return filepath.Join(parts...)
+}
 
 // walker lists directories for list_files, glob and search_files: .git and
 // friends skipped, .gitignore respected, symlinks leading out of the
-// workspace dropped.
+// workspace dropped. Every directory and file is opened through the
+// workspace's os.Root, by its path relative to the root.
 type walker struct {
 	ws *tool.Workspace
 }
 
-// start prepares a walk of dir (absolute, resolved, inside the workspace):
-// its components relative to the root and the ignore rules inherited from
-// the root down to it. A start directory that is itself ignored is walked
+// readIgnore reads an ignore file through the workspace: one that is a
+// FIFO, or a link leading out or to a key file, is no ignore file.
+func (w walker) readIgnore(rel string) []byte {
+	data, _, err := w.ws.ReadFile(rel, maxIgnoreFile)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// start prepares a walk of dir (absolute, as Resolve returned it): its
+// components relative to the root and the ignore rules inherited from the
+// root down to it. A start directory that is itself ignored is walked
 // anyway, without the rules that ignore it: the model asked for it by name.
 func (w walker) start(dir string) (parts []string, rules *ignoreRules) {
 	rel := w.ws.Rel(dir)
 	if rel != "." && !filepath.IsAbs(rel) {
 		parts = strings.Split(rel, string(filepath.Separator))
 	}
-	root := w.ws.Root()
-	rules = rules.with(filepath.Join(root, ".git", "info", "exclude"), nil)
-	cur := root
+	rules = rules.with(w.readIgnore(filepath.Join(".git", "info", "exclude")), nil)
 	for i := 0; i <= len(parts); i++ {
-		if i > 0 {
-			cur = filepath.Join(cur, parts[i-1])
-			if rules.ignored(parts[:i], true) {
-				rules = nil // asked for explicitly: only its own .gitignore files apply
-			}
+		if i > 0 && rules.ignored(parts[:i], true) {
+			rules = nil // asked for explicitly: only its own .gitignore files apply
 		}
 		if i < len(parts) { // the start directory's own file is read by list
-			rules = rules.with(filepath.Join(cur, ".gitignore"), parts[:i])
+			rules = rules.with(w.readIgnore(filepath.Join(relOf(parts[:i]), ".gitignore")), parts[:i])
 		}
 	}
 	return parts, rules
 }
 
-// list returns the entries of dir that a walk should see, sorted so that a
-// depth-first walk visits paths in byte order of their full path (a
-// directory sorts as its name plus "/"), and the ignore rules for its
-// subdirectories.
-func (w walker) list(dir string, parts []string, rules *ignoreRules) ([]node, *ignoreRules, error) {
-	rules = rules.with(filepath.Join(dir, ".gitignore"), parts)
-	des, err := os.ReadDir(dir)
+// open opens the directory at parts for listing. parent, when not nil, is
+// the open directory holding it, as a walk found it: the child is then
+// opened by name relative to it, one system call that cannot follow a link
+// swapped in since, instead of resolving the whole path from the root again.
+func (w walker) open(parent *os.File, parts []string) (*os.File, error) {
+	if parent != nil {
+		if d, handled := openChildDir(parent, parts[len(parts)-1]); handled {
+			if d == nil {
+				return nil, fmt.Errorf("%q cannot be opened", relOf(parts))
+			}
+			return d, nil
+		}
+	}
+	d, fi, err := w.ws.Open(relOf(parts))
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		_ = d.Close()
+		return nil, fmt.Errorf("%q is not a directory", relOf(parts))
+	}
+	return d, nil
+}
+
+// list returns the entries of d, the open directory at parts, that a walk
+// should see, sorted so that a depth-first walk visits paths in byte order
+// of their full path (a directory sorts as its name plus "/"), and the
+// ignore rules for its subdirectories.
+func (w walker) list(d *os.File, parts []string, rules *ignoreRules) ([]node, *ignoreRules, error) {
+	rel := relOf(parts)
+	ignore, handled := readChild(d, ".gitignore", maxIgnoreFile)
+	if !handled {
+		ignore = w.readIgnore(filepath.Join(rel, ".gitignore"))
+	}
+	rules = rules.with(ignore, parts)
+	des, err := d.ReadDir(-1)
 	if err != nil && len(des) == 0 {
 		return nil, rules, err
 	}
+	abs := filepath.Join(w.ws.Root(), rel)
 	nodes := make([]node, 0, len(des))
 	for _, de := range des {
 		name := de.Name()
@@ -129,20 +176,18 @@ func (w walker) list(dir string, parts []string, rules *ignoreRules) ([]node, *i
 		if typ.IsDir() && skippedDirs[name] {
 			continue
 		}
-		n := node{abs: filepath.Join(dir, name), parts: append(slices.Clip(parts), name), isDir: typ.IsDir()}
-		if w.ws.Denied(n.abs) {
+		n := node{parts: append(slices.Clip(parts), name), isDir: typ.IsDir()}
+		if w.ws.Denied(filepath.Join(abs, name)) {
 			continue // ~/.ssh and friends, when the workspace holds the home directory
 		}
 		if typ&fs.ModeSymlink != 0 {
-			target, err := w.ws.Resolve(n.abs)
-			if err != nil {
-				continue // leads out of the workspace or into the deny list
+			// Stat follows the link beneath the root and refuses one
+			// leading out of the workspace or into the deny list.
+			fi, err := w.ws.Stat(n.rel())
+			if err != nil || !fi.IsDir() && !fi.Mode().IsRegular() {
+				continue // leads out, dangling, or to a pipe or device
 			}
-			fi, err := os.Stat(target)
-			if err != nil {
-				continue // dangling
-			}
-			n.abs, n.isDir, n.link = target, fi.IsDir(), true
+			n.isDir, n.link = fi.IsDir(), true
 		} else if !typ.IsDir() && !typ.IsRegular() {
 			continue // sockets, devices, pipes: nothing to read
 		}

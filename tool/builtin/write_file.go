@@ -44,9 +44,9 @@ func (t *WriteFile) write(_ context.Context, in WriteFileInput) (tool.Result, er
 		return tool.Errorf("write_file: %v", err), nil
 	}
 	data := []byte(in.Content)
-	created, err := writeAtomic(path, data)
+	created, err := t.ws.WriteFile(in.Path, data)
 	if err != nil {
-		return tool.Errorf("write_file: cannot write %q: %v", in.Path, err), nil
+		return tool.Errorf("write_file: %v", err), nil
 	}
 	verb := "overwrote"
 	if created {
