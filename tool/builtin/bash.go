@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -36,24 +37,26 @@ type BashInput struct {
 	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"time limit in seconds (default 120, max 600)"`
 }
 
-// Bash is the bash tool. Each call runs in its own process group, so that a
-// timeout or a cancellation kills everything the command started.
+// Bash is the bash tool. Each call runs in a session of its own, confined
+// by the kernel sandbox when one is given (WithSandbox): the policy comes
+// from the call's context (sandbox.ContextWithPolicy; WorkspaceWrite when
+// none is set). Whatever the command leaves running is killed when the call
+// returns, and a timeout or a cancellation kills everything it started.
 type Bash struct {
 	spec
 	ws        *tool.Workspace
+	sb        *sandbox.Sandbox
+	gateOnly  bool
 	shell     string
 	maxOutput int
 	grace     time.Duration
 	hideEnv   map[string]bool
 }
 
-// DefaultHiddenEnv are the variables bash commands never see: the provider
-// keys harness9 itself reads. A command's output lands in the session store
-// and goes to the model, and keys must reach neither (DESIGN §4).
-var DefaultHiddenEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
-
 // WithHiddenEnv removes more variables (e.g. configured providers'
-// api_key_env) from the environment of every command.
+// api_key_env) from the environment of commands run without a sandbox;
+// secret-looking names (sandbox.IsSecretName) are always removed. A
+// sandbox's own WithHideEnv applies to confined commands.
 func WithHiddenEnv(names ...string) BashOption {
 	return func(b *Bash) {
 		for _, n := range names {
@@ -62,6 +65,22 @@ func WithHiddenEnv(names ...string) BashOption {
 			}
 		}
 	}
+}
+
+// WithSandbox confines every command with sb. When sb cannot confine on
+// this system (sb.Support), commands asked to be read-only are refused
+// unless WithUnconfinedReadOnly, and the tool reports itself as not
+// contained (Contained) so callers can ask before each command.
+func WithSandbox(sb *sandbox.Sandbox) BashOption {
+	return func(b *Bash) { b.sb = sb }
+}
+
+// WithUnconfinedReadOnly lets commands asked to be read-only (Plan Mode)
+// run without the kernel sandbox, guarded only by the caller's parse gate.
+// It is an explicit opt-in for systems without Landlock: a parser is not a
+// boundary.
+func WithUnconfinedReadOnly(allow bool) BashOption {
+	return func(b *Bash) { b.gateOnly = allow }
 }
 
 // BashOption configures the bash tool.
@@ -98,9 +117,6 @@ func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 		grace:     bashDefaultGrace,
 		hideEnv:   map[string]bool{},
 	}
-	for _, n := range DefaultHiddenEnv {
-		b.hideEnv[n] = true
-	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		b.shell = p
 	}
@@ -109,6 +125,15 @@ func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 	}
 	return b
 }
+
+// Contained reports whether the kernel sandbox confines this tool's
+// commands: what they can write and reach is then bounded by the workdir,
+// whatever the command line says.
+func (b *Bash) Contained() bool { return b.sb != nil && b.sb.Support().Available }
+
+// CanRunReadOnly reports whether the tool can honour a read-only context:
+// confined by the sandbox, or explicitly allowed to rely on a parse gate.
+func (b *Bash) CanRunReadOnly() bool { return b.Contained() || b.gateOnly }
 
 // Timeout implements tool.TimeoutOverride: the command's own limit plus the
 // time it takes to kill it, so the Registry does not cut it short.
@@ -148,13 +173,18 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	out := newHeadTail(b.maxOutput)
 	cmd := exec.Command(b.shell, "-c", in.Command)
 	cmd.Dir = b.ws.Root()
-	cmd.Env = append(b.environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = b.environ()
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: the two streams stay interleaved
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = bashPipeWait
-	if err := cmd.Start(); err != nil {
+	policy := sandbox.PolicyFromContext(ctx, sandbox.WorkspaceWrite)
+	cleanup, refused, err := b.start(cmd, policy)
+	if refused != "" {
+		return tool.Errorf("%s", refused), nil
+	}
+	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: cannot start %s: %w", b.shell, err)
 	}
+	defer cleanup()
 	pgid := cmd.Process.Pid
 
 	done := make(chan error, 1)
@@ -162,7 +192,6 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 
-	var err error
 	var stopped string // why the group was killed, if it was
 	select {
 	case err = <-done:
@@ -207,6 +236,37 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	return tool.Result{Output: res.String(), IsError: failed}, nil
 }
 
+// start starts cmd under policy. refused is the model-facing reason when
+// the command must not run at all; cleanup kills what the command leaves
+// behind and removes its scratch space.
+func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func(), refused string, err error) {
+	if b.Contained() {
+		p, err := b.sb.Start(cmd, policy)
+		if err != nil {
+			return nil, "", err
+		}
+		return p.Cleanup, "", nil
+	}
+	if policy == sandbox.ReadOnly && !b.gateOnly {
+		why := "no kernel sandbox is configured"
+		if b.sb != nil {
+			why = b.sb.Support().Reason
+		}
+		return nil, "bash cannot run here while planning: this run must not change anything, and " +
+			"without the kernel sandbox nothing guarantees that (" + why + "). " +
+			"Explore with read_file, list_files, search_files and glob instead", nil
+	}
+	// Unconfined: a session of its own, so the command cannot read the
+	// user's terminal and its whole session can be killed afterwards.
+	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	pid := cmd.Process.Pid
+	return func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }, "", nil
+}
+
 // kill ends the process group: SIGTERM first so programs can clean up,
 // then SIGKILL for whatever is left after the grace period. It returns the
 // shell's wait error.
@@ -236,15 +296,9 @@ func (b *Bash) kill(pgid int, done <-chan error) error {
 	return err
 }
 
-// environ is the process environment without the hidden variables.
+// environ is the process environment without secrets and the hidden
+// variables. A confined command's environment is then rebuilt by the
+// sandbox from it.
 func (b *Bash) environ() []string {
-	env := os.Environ()
-	out := env[:0:0]
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !b.hideEnv[name] {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return sandbox.ScrubEnv(os.Environ(), nil, b.hideEnv)
 }

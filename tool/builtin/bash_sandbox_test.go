@@ -1,0 +1,126 @@
+//go:build linux
+
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harness9/harness9/sandbox"
+)
+
+func runBash(t *testing.T, ctx context.Context, b *Bash, command string) (string, bool) {
+	t.Helper()
+	raw, _ := json.Marshal(BashInput{Command: command, TimeoutSecs: 30})
+	res, err := b.Execute(ctx, raw)
+	if err != nil {
+		t.Fatalf("bash %q: %v", command, err)
+	}
+	return res.Output, res.IsError
+}
+
+// TestBashReadOnlyContextIsEnforcedByTheKernel: in a read-only context the
+// command runs under the sandbox's ReadOnly policy, so a write fails at the
+// system call and nothing lands on disk.
+func TestBashReadOnlyContextIsEnforcedByTheKernel(t *testing.T) {
+	if sup := sandbox.Probe(); !sup.Available {
+		t.Skipf("no kernel sandbox here: %s", sup.Reason)
+	}
+	ws, dir := newWS(t)
+	sb, err := sandbox.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBash(ws, WithSandbox(sb))
+	ro := sandbox.ContextWithPolicy(context.Background(), sandbox.ReadOnly)
+	out, _ := runBash(t, ro, b, "echo pwned > planted; echo done")
+	if _, err := os.Stat(filepath.Join(dir, "planted")); err == nil {
+		t.Fatalf("a read-only bash call wrote a file:\n%s", out)
+	}
+	if !strings.Contains(out, "done") {
+		t.Errorf("the command should still run and report:\n%s", out)
+	}
+	// Without a read-only context the same command writes the workdir.
+	runBash(t, context.Background(), b, "echo made > made")
+	if _, err := os.Stat(filepath.Join(dir, "made")); err != nil {
+		t.Errorf("a workspace-write call could not write the workdir: %v", err)
+	}
+	if !b.Contained() || !b.CanRunReadOnly() {
+		t.Error("a sandboxed bash must report itself contained")
+	}
+}
+
+// TestBashWithoutSandboxRefusesReadOnly: with no kernel sandbox, a
+// read-only call does not run at all unless gate-only was chosen.
+func TestBashWithoutSandboxRefusesReadOnly(t *testing.T) {
+	ws, dir := newWS(t)
+	sb, err := sandbox.New(dir, sandbox.WithSupport(sandbox.Support{Reason: "simulated: no Landlock"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := sandbox.ContextWithPolicy(context.Background(), sandbox.ReadOnly)
+	for _, b := range []*Bash{NewBash(ws), NewBash(ws, WithSandbox(sb))} {
+		out, isErr := runBash(t, ro, b, "echo pwned > planted")
+		if !isErr {
+			t.Errorf("read-only call without a sandbox ran: %s", out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "planted")); err == nil {
+			t.Fatal("a refused read-only call wrote a file")
+		}
+		if b.Contained() || b.CanRunReadOnly() {
+			t.Error("an unconfined bash must not claim it can run read-only")
+		}
+	}
+	gated := NewBash(ws, WithSandbox(sb), WithUnconfinedReadOnly(true))
+	if out, isErr := runBash(t, ro, gated, "echo ran"); isErr || !strings.Contains(out, "ran") {
+		t.Errorf("gate-only bash should run a read-only call: %s", out)
+	}
+	if gated.Contained() || !gated.CanRunReadOnly() {
+		t.Error("gate-only bash: not contained, but can run read-only")
+	}
+}
+
+// TestBashUnconfinedKillsLeftovers: without a sandbox, what a command
+// leaves running in its session is killed when the call returns.
+func TestBashUnconfinedKillsLeftovers(t *testing.T) {
+	requireProc(t)
+	ws, dir := newWS(t)
+	b := NewBash(ws)
+	pidFile := filepath.Join(dir, "pid")
+	runBash(t, context.Background(), b, "sleep 300 & echo $! > pid")
+	if pid := firstPID(t, readFile(t, pidFile)); !gone(t, pid) {
+		t.Errorf("background sleep %d outlived its call", pid)
+	}
+}
+
+// TestBashScrubsSecrets: secret-looking variables never reach a command,
+// confined or not, in any letter case.
+func TestBashScrubsSecrets(t *testing.T) {
+	t.Setenv("github_token", "tok-secret-1")
+	t.Setenv("MY_SERVICE_PASSWORD", "pw-secret-2")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-3")
+	ws, dir := newWS(t)
+	bashes := []*Bash{NewBash(ws)}
+	if sandbox.Probe().Available {
+		sb, err := sandbox.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bashes = append(bashes, NewBash(ws, WithSandbox(sb)))
+	}
+	for _, b := range bashes {
+		for _, ctx := range []context.Context{context.Background(), sandbox.ContextWithPolicy(context.Background(), sandbox.ReadOnly)} {
+			if !b.CanRunReadOnly() && ctx != context.Background() {
+				continue
+			}
+			out, _ := runBash(t, ctx, b, "env; cat /proc/self/environ 2>/dev/null")
+			if strings.Contains(out, "-secret-") {
+				t.Errorf("a secret reached the command:\n%s", out)
+			}
+		}
+	}
+}
