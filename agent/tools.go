@@ -6,6 +6,7 @@ import (
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -35,6 +36,15 @@ func (e *Engine) buildRegistry() error {
 		}
 	}
 	return nil
+}
+
+// sandboxPolicy is the kernel sandbox policy of a mode's commands: nothing
+// may change while planning; otherwise commands write the workdir only.
+func sandboxPolicy(mode planning.Mode) sandbox.Policy {
+	if mode == planning.ModePlan {
+		return sandbox.ReadOnly
+	}
+	return sandbox.WorkspaceWrite
 }
 
 // planWriter keeps the plan files in step with every todo_write: the
@@ -83,6 +93,7 @@ func (e *Engine) planBase() string { return planning.PlanBase(e.cfg.workdir, e.c
 // cancellation or by an ended turn still get an error result, so every call
 // in the history has its answer.
 func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn bool, err error) {
+	ctx = sandbox.ContextWithPolicy(ctx, sandboxPolicy(l.mode))
 	i := 0
 	for i < len(calls) && ctx.Err() == nil && !endTurn {
 		j := i + 1
