@@ -52,7 +52,7 @@ func (b *block) render(width int, md *markdown) []string {
 		if b.streaming {
 			return append(wrapLines(b.text, width, "  "), "")
 		}
-		return append(md.render(b.text, width), "")
+		return append(md.render(expandTabs(b.text), width), "")
 	case blockTool:
 		return renderTool(b, width)
 	case blockTodos:
@@ -64,7 +64,7 @@ func (b *block) render(width int, md *markdown) []string {
 	case blockError:
 		return append(styleLines(wrapLines(b.text, width, "  "), errorStyle), "")
 	case blockPlan:
-		return append(renderPlan(b.plan, width), "")
+		return append(renderPlan(b.plan, width, md), "")
 	case blockBanner:
 		return append(styleLines(wrapLines(b.text, width, "  "), warnStyle), "")
 	}
@@ -92,13 +92,15 @@ func renderTodos(items []planning.TodoItem, width int) []string {
 	return out
 }
 
-func renderPlan(p *planning.Plan, width int) []string {
+// renderPlan shows a submitted plan in the transcript: title, markdown
+// content and steps, so it stays readable after the dialog closes.
+func renderPlan(p *planning.Plan, width int, md *markdown) []string {
 	if p == nil {
 		return nil
 	}
 	out := []string{"  " + boldStyle.Render("Plan: "+p.Title)}
-	for i, s := range p.Steps {
-		out = append(out, wrapLines(fmt.Sprintf("%d. %s", i+1, s), width-4, "    ")...)
+	for _, l := range planLines(p, width-2, md) {
+		out = append(out, "  "+l)
 	}
 	return out
 }
@@ -106,12 +108,42 @@ func renderPlan(p *planning.Plan, width int) []string {
 // wrapLines word-wraps s to width and indents every line.
 func wrapLines(s string, width int, indent string) []string {
 	w := max(width-ansi.StringWidth(indent), 8)
-	s = strings.ReplaceAll(s, "\t", "    ")
+	s = expandTabs(s)
 	lines := strings.Split(ansi.Wrap(s, w, ""), "\n")
 	for i, l := range lines {
 		lines[i] = indent + l
 	}
 	return lines
+}
+
+// tabWidth is the width of a tab stop on screen. Terminal cells have no
+// tabs: a tab left in a line is drawn as nothing (or one cell) by the
+// renderer, so every tab is expanded before a line is measured or drawn.
+const tabWidth = 4
+
+// expandTabs replaces each tab with spaces up to the next tab stop, per
+// line, so code keeps its indentation and alignment.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		switch r {
+		case '\t':
+			n := tabWidth - col%tabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		case '\n':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String()
 }
 
 func prefixLines(lines []string, first, rest string) []string {

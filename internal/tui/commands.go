@@ -28,6 +28,7 @@ func init() {
 		{name: "/resume", args: "[id]", help: "resume a session of this workdir", run: (*model).cmdResume, idle: true},
 		{name: "/plan", args: "[task]", help: "switch to Plan Mode (and plan the task)", run: (*model).cmdPlan},
 		{name: "/code", help: "leave Plan Mode without approving", run: (*model).cmdCode},
+		{name: "/review", help: "reopen the review dialog of the plan awaiting approval", run: (*model).cmdReview, idle: true},
 		{name: "/continue", help: "resume auto-execution of the approved plan", run: (*model).cmdContinue, idle: true},
 		{name: "/compact", help: "summarise older history now", run: (*model).cmdCompact, idle: true},
 		{name: "/todos", help: "show the todo list", run: (*model).cmdTodos},
@@ -38,34 +39,40 @@ func init() {
 	}
 }
 
-// runSlash dispatches a line starting with "/". An unknown command gets a
-// one-line hint and nothing reaches the model.
-func (m *model) runSlash(line string) tea.Cmd {
-	name, arg, _ := strings.Cut(line, " ")
-	arg = strings.TrimSpace(arg)
-	for _, c := range commands {
-		if c.name != name {
-			continue
+// findCommand returns the command called name, or nil.
+func findCommand(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
 		}
-		if c.idle && m.running {
-			m.hint = c.name + " is not available while a turn is running (Ctrl+C cancels it)"
-			return nil
-		}
-		return c.run(m, arg)
 	}
-	m.hint = fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent)", name)
 	return nil
 }
 
+// runSlash dispatches a line starting with a known command's name. An
+// unknown one gets a one-line hint and nothing reaches the model.
+func (m *model) runSlash(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	c := findCommand(name)
+	if c == nil {
+		m.hint = fmt.Sprintf("unknown command %s — type /help for the list (nothing was sent)", name)
+		return nil
+	}
+	if c.idle && m.running {
+		m.hint = c.name + " is not available while a turn is running (Esc interrupts it)"
+		return nil
+	}
+	return c.run(m, arg)
+}
+
 func (m *model) cmdNew(string) tea.Cmd {
-	m.tr.clear()
-	return m.openEngine("")
+	return m.openEngine("", true)
 }
 
 func (m *model) cmdResume(arg string) tea.Cmd {
 	if arg != "" {
-		m.tr.clear()
-		return m.openEngine(arg)
+		return m.openEngine(arg, true)
 	}
 	if m.opts.Sessions == nil {
 		m.hint = "resuming is not available here"
@@ -80,15 +87,39 @@ func (m *model) cmdResume(arg string) tea.Cmd {
 
 func (m *model) cmdPlan(arg string) tea.Cmd {
 	m.setMode(planning.ModePlan)
-	if arg == "" {
+	switch {
+	case arg == "" && m.running:
+		m.hint = "Plan Mode applies to the next turn; the running one keeps its mode"
+	case arg == "":
 		m.note("Plan Mode: the agent explores read-only and submits a plan for your review.")
+	case m.running:
+		m.queue = append(m.queue, arg)
+		m.hint = "queued — planned in Plan Mode when the running turn ends (Esc interrupts it)"
+		m.layout()
+	default:
+		return m.send(arg)
+	}
+	return nil
+}
+
+func (m *model) cmdReview(string) tea.Cmd {
+	if m.eng != nil && m.eng.Status() == planning.StatusAwaitingApproval {
+		m.plan = m.eng.Plan()
+	}
+	if m.plan == nil {
+		m.hint = "no plan is waiting for approval"
 		return nil
 	}
-	return m.send(arg)
+	m.openReview("")
+	return nil
 }
 
 func (m *model) cmdCode(string) tea.Cmd {
 	m.setMode(planning.ModeDefault)
+	if m.running {
+		m.hint = "Default mode applies to the next turn; the running one keeps its mode"
+		return nil
+	}
 	m.note("Default mode: the agent may edit files.")
 	return nil
 }
@@ -146,8 +177,11 @@ func (m *model) cmdHelp(string) tea.Cmd {
 		fmt.Fprintf(&b, "  %-18s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
 	}
 	b.WriteString("Keys:\n")
-	b.WriteString("  Enter send · Shift+Enter/Ctrl+J newline · ↑/↓ history · Tab complete\n")
-	b.WriteString("  Shift+Tab cycle mode · PgUp/PgDn/wheel scroll · End follow · Ctrl+C cancel/quit")
+	b.WriteString("  Enter send (queued while the agent works) · Shift+Enter/Ctrl+J newline · ↑/↓ history · Tab complete\n")
+	b.WriteString("  Shift+Tab cycle mode (applies to the next turn) · PgUp/PgDn/wheel scroll · End follow\n")
+	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C cancels, twice quits\n")
+	b.WriteString("Dialogs: digits or ↑/↓ + Enter choose; typed text goes into the note/reason field, never picks an option;\n")
+	b.WriteString("  Esc closes the plan review and keeps the plan (/review reopens it)")
 	m.note(b.String())
 	return nil
 }

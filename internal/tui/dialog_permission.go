@@ -2,7 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -12,18 +11,26 @@ import (
 	"github.com/harness9/harness9/agent"
 )
 
-const maxPreviewLines = 16
-
 var permissionOptions = []string{"Allow once", "Allow for this session", "Deny (tell the agent why)"}
 
+// defaultDenial is the reason the model sees when the user gave none.
+const defaultDenial = "the user denied this call"
+
 // permissionDialog asks whether one write_file, edit_file or bash call may
-// run (AutoEdit mode, or "approve and confirm each edit").
+// run (AutoEdit mode, or "approve and confirm each edit"). Like the review
+// dialog, digits and ↑/↓ pick and Enter confirms while the reason is empty;
+// a typed character goes into the reason and selects Deny, so typing can
+// never allow a call.
 type permissionDialog struct {
 	req    *agent.ApprovalRequest
 	cursor int
-	// typing is true while the user writes the reason for a denial.
-	typing bool
 	reason textinput.Model
+
+	digit   string // the digit that just picked an option (see reviewDialog)
+	top     int    // first preview line shown when the preview does not fit
+	rows    int    // how many preview lines the last frame showed (a page)
+	preview []string
+	pvWidth int
 }
 
 // permissionAnswer is a finished dialog's answer.
@@ -33,108 +40,130 @@ type permissionAnswer struct {
 }
 
 func newPermissionDialog(req *agent.ApprovalRequest) *permissionDialog {
-	ti := textinput.New()
-	ti.Placeholder = "why not? (Enter sends, empty is fine)"
-	ti.Prompt = "reason: "
-	return &permissionDialog{req: req, reason: ti}
+	return &permissionDialog{req: req, reason: newField("reason: ", "type why to deny (optional), then Enter")}
+}
+
+func (d *permissionDialog) typing() bool { return d.reason.Value() != "" }
+
+func (d *permissionDialog) deny() *permissionAnswer {
+	r := fieldText(&d.reason)
+	if r == "" {
+		r = defaultDenial
+	}
+	return &permissionAnswer{agent.Deny, r}
 }
 
 // update handles a key and returns the answer once the user has decided.
 func (d *permissionDialog) update(k tea.KeyPressMsg) (*permissionAnswer, tea.Cmd) {
-	if d.typing {
-		switch k.String() {
-		case "enter":
-			r := strings.TrimSpace(d.reason.Value())
-			if r == "" {
-				r = "the user denied this call"
-			}
-			return &permissionAnswer{agent.Deny, r}, nil
-		case "esc":
-			d.typing = false
-			d.reason.Blur()
-			return nil, nil
-		}
-		var cmd tea.Cmd
-		d.reason, cmd = d.reason.Update(k)
-		return nil, cmd
-	}
-	switch k.String() {
-	case "1", "y":
-		return &permissionAnswer{decision: agent.AllowOnce}, nil
-	case "2", "a":
-		return &permissionAnswer{decision: agent.AllowSession}, nil
-	case "3", "n":
-		return d.startReason()
-	case "up", "k":
-		d.cursor = (d.cursor + len(permissionOptions) - 1) % len(permissionOptions)
-	case "down", "j", "tab":
-		d.cursor = (d.cursor + 1) % len(permissionOptions)
-	case "enter":
-		switch d.cursor {
-		case 0:
-			return &permissionAnswer{decision: agent.AllowOnce}, nil
-		case 1:
-			return &permissionAnswer{decision: agent.AllowSession}, nil
-		}
-		return d.startReason()
-	case "esc":
-		return &permissionAnswer{agent.Deny, "the user denied this call"}, nil
+	key := k.String()
+	digit := d.digit
+	d.digit = ""
+	switch {
+	case key == "esc":
+		return d.deny(), nil
+	case key == "enter" && d.typing():
+		return d.deny(), nil
+	case key == "enter":
+		return d.choose(d.cursor + 1), nil
+	case key == "pgup":
+		d.top -= max(d.rows-2, 1)
+	case key == "pgdown":
+		d.top += max(d.rows-2, 1)
+	case d.typing() && (isText(k) || isEditKey(k)):
+		return nil, fieldInput(&d.reason, k)
+	case key == "up":
+		d.cursor = max(d.cursor-1, 0)
+	case key == "down":
+		d.cursor = min(d.cursor+1, len(permissionOptions)-1)
+	case len(key) == 1 && key >= "1" && key <= "3":
+		d.cursor = int(key[0] - '1') // a digit picks, Enter confirms
+		d.digit = key
+	case isText(k) && digit != "":
+		// The digit started a sentence: it belongs to the reason.
+		d.cursor = 2
+		d.reason.SetValue(digit)
+		d.reason.CursorEnd()
+		return nil, fieldInput(&d.reason, k)
+	case isText(k) && k.Text != " ":
+		// Writing a reason means denying: the highlight follows.
+		d.cursor = 2
+		return nil, fieldInput(&d.reason, k)
 	}
 	return nil, nil
 }
 
-func (d *permissionDialog) startReason() (*permissionAnswer, tea.Cmd) {
-	d.typing = true
-	d.cursor = 2
-	return nil, d.reason.Focus()
+// choose acts on option n (1-based).
+func (d *permissionDialog) choose(n int) *permissionAnswer {
+	switch n {
+	case 1:
+		return &permissionAnswer{decision: agent.AllowOnce}
+	case 2:
+		return &permissionAnswer{decision: agent.AllowSession}
+	}
+	return d.deny()
 }
 
 // paste forwards pasted text to the reason field.
 func (d *permissionDialog) paste(msg tea.PasteMsg) {
-	if d.typing {
-		d.reason, _ = d.reason.Update(msg)
-	}
+	d.cursor = 2
+	fieldInput(&d.reason, msg)
 }
 
-func (d *permissionDialog) view(width int, th theme) string {
-	inner := min(width-4, 96)
+// view draws the dialog within width × maxHeight; a long preview scrolls
+// and the options stay visible.
+func (d *permissionDialog) view(width, maxHeight int, th theme) string {
+	inner := max(min(width-4, 120), 10)
 	call := d.req.Call
-	var b strings.Builder
-	b.WriteString(th.accent.Bold(true).Render("Allow "+call.Name+"?") + "  ")
-	b.WriteString(ansi.Truncate(callSubject(call.Name, call.Input), max(inner-len(call.Name)-9, 8), "…") + "\n\n")
-	preview := strings.TrimRight(d.req.Preview, "\n")
-	if preview != "" {
-		var lines []string
-		if looksLikeDiff(preview) {
-			lines = renderDiff(preview, inner+5)
-		} else {
-			for _, l := range strings.Split(preview, "\n") {
-				lines = append(lines, "  "+ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), inner-2, "…"))
-			}
-		}
-		if len(lines) > maxPreviewLines {
-			n := len(lines) - maxPreviewLines
-			lines = append(lines[:maxPreviewLines], dimStyle.Render(fmt.Sprintf("  … %d more lines", n)))
-		}
-		for _, l := range lines {
-			b.WriteString(strings.TrimPrefix(l, "   ") + "\n")
-		}
-		b.WriteString("\n")
+	head := th.accent.Bold(true).Render("Allow "+call.Name+"?") + "  " + callSubject(call.Name, call.Input)
+	head = ansi.Truncate(strings.ReplaceAll(head, "\n", " "), inner, "…")
+	if d.preview == nil || d.pvWidth != inner {
+		d.preview, d.pvWidth = previewLines(d.req.Preview, inner), inner
 	}
+	var tail []string
 	for i, o := range permissionOptions {
-		line := fmt.Sprintf("[%d] %s", i+1, o)
-		if i == d.cursor {
-			b.WriteString(th.accent.Bold(true).Render("› "+line) + "\n")
-		} else {
-			b.WriteString("  " + line + "\n")
+		tail = append(tail, optionLine(i+1, o, i == d.cursor, false, inner, th))
+	}
+	tail = append(tail, "", fieldView(&d.reason, inner))
+	help := "1–3 or ↑/↓ pick · Enter confirms · typing writes a reason and picks Deny · Esc denies"
+	if d.typing() {
+		help = "Enter denies with this reason · Esc denies"
+	}
+	tail = append(tail, dimStyle.Render(ansi.Truncate(help, inner, "…")))
+
+	lines := []string{head}
+	if len(d.preview) > 0 {
+		room := maxHeight - 2 - 1 - len(tail)
+		sep := room-2 >= min(len(d.preview), 3)
+		if sep {
+			room -= 2
+			lines = append(lines, "")
+		}
+		d.rows = max(room, 1)
+		lines = append(lines, scrollWindow(d.preview, &d.top, d.rows)...)
+		if sep {
+			lines = append(lines, "")
 		}
 	}
-	if d.typing {
-		b.WriteString("\n" + d.reason.View())
-	} else {
-		b.WriteString("\n" + dimStyle.Render("1/y once · 2/a session · 3/n deny · Esc denies"))
+	lines = append(lines, tail...)
+	return dialogBox(strings.Join(lines, "\n"), inner, th)
+}
+
+// previewLines renders an approval preview: a coloured diff for edits, the
+// text itself (file content, a command) otherwise, tabs expanded to their
+// tab stops and each line cut to the width.
+func previewLines(preview string, width int) []string {
+	preview = strings.TrimRight(preview, "\n")
+	if preview == "" {
+		return nil
 	}
-	return dialogBox(b.String(), inner, th)
+	if looksLikeDiff(preview) {
+		return renderDiff(preview, width, 2, -1)
+	}
+	var out []string
+	for _, l := range strings.Split(expandTabs(preview), "\n") {
+		out = append(out, "  "+ansi.Truncate(l, width-2, "…"))
+	}
+	return out
 }
 
 // callSubject is the path of a file tool or the command of bash.

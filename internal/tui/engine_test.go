@@ -46,6 +46,7 @@ func TestRealEngineDemo(t *testing.T) {
 		t.Fatalf("no review dialog; screen:\n%s", h.screen())
 	}
 	h.key("1")
+	h.key("enter")
 	h.waitIdle()
 	s := h.screen()
 	if !strings.Contains(s, "3/3 tasks") || !strings.Contains(s, "All three steps are done") {

@@ -67,6 +67,12 @@ func (in *input) take() string {
 	return s
 }
 
+// setHistory puts the entries loaded at start before this run's own.
+func (in *input) setHistory(entries []string) {
+	in.history = append(append([]string(nil), entries...), in.history...)
+	in.histPos = len(in.history)
+}
+
 // browsing reports whether ↑/↓ should walk the history instead of moving
 // the cursor.
 func (in *input) browsing() bool {

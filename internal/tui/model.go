@@ -22,10 +22,13 @@ type model struct {
 
 	eng       Engine
 	sessionID string
-	mode      planning.Mode
-	todos     []planning.TodoItem
-	ctxTokens int
-	ctxWindow int
+	// mode is what the next turn runs in (Shift+Tab changes it); runMode
+	// is what the running turn snapshotted, which the status bar shows
+	// while it runs.
+	mode, runMode planning.Mode
+	todos         []planning.TodoItem
+	ctxTokens     int
+	ctxWindow     int
 
 	tr *transcript
 	in input
@@ -42,11 +45,22 @@ type model struct {
 	exec    *agent.ExecRound  // last round of a running auto-execution
 	// sawError is set when the stream reported an Error event.
 	sawError bool
+	// queue holds prompts typed while the agent worked; they are sent
+	// together when the turn ends.
+	queue []string
+	// startedAt, tokensIn and tokensOut measure the running turn for the
+	// progress line; spin is the spinner's frame.
+	startedAt           time.Time
+	tokensIn, tokensOut int
+	spin                int
 
-	plan   *planning.Plan // submitted plan waiting for the review dialog
-	review *reviewDialog
-	perm   *permissionDialog
-	picker *resumePicker
+	plan *planning.Plan // the plan awaiting approval, if any
+	// planFresh is set when the running stream submitted a plan: only then
+	// does the review dialog open when it ends.
+	planFresh bool
+	review    *reviewDialog
+	perm      *permissionDialog
+	picker    *resumePicker
 
 	setup     *SetupInfo
 	quitArmed bool
@@ -60,8 +74,14 @@ type (
 		eng     Engine
 		history []llm.Message
 		err     error
+		// id is the session asked for; replace is set for /new and
+		// /resume, which clear the screen only once the new session is open.
+		id      string
+		replace bool
 	}
-	streamMsg struct {
+	tickMsg    struct{ gen int }
+	historyMsg struct{ entries []string }
+	streamMsg  struct {
 		gen int
 		ev  agent.Event
 	}
@@ -103,27 +123,29 @@ func newModel(ctx context.Context, opts Options) *model {
 
 // Init opens the first session (unless the setup screen is showing).
 func (m *model) Init() tea.Cmd {
+	load := loadHistory(m.opts.HistoryFile)
 	if m.setup != nil {
-		return nil
+		return load
 	}
-	return m.openEngine(m.opts.ResumeID)
+	return tea.Batch(load, m.openEngine(m.opts.ResumeID, false))
 }
 
 // openEngine builds an engine off the event loop: opening a session reads
-// the store.
-func (m *model) openEngine(resumeID string) tea.Cmd {
+// the store. With replace, the current session stays on screen (and in
+// use) until the new one is open, so a bad id loses nothing.
+func (m *model) openEngine(resumeID string, replace bool) tea.Cmd {
 	m.loading = true
 	newEngine := m.opts.NewEngine
 	return func() tea.Msg {
 		eng, err := newEngine(resumeID)
 		if err != nil {
-			return engineReadyMsg{err: err}
+			return engineReadyMsg{err: err, id: resumeID, replace: replace}
 		}
 		var hist []llm.Message
 		if resumeID != "" {
 			hist = eng.History()
 		}
-		return engineReadyMsg{eng: eng, history: hist}
+		return engineReadyMsg{eng: eng, history: hist, id: resumeID, replace: replace}
 	}
 }
 
@@ -159,6 +181,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case demoReadyMsg:
 		return m, m.handleDemoReady(msg)
+	case tickMsg:
+		return m, m.handleTick(msg)
+	case historyMsg:
+		m.in.setHistory(msg.entries)
+		return m, nil
 	}
 	return m, m.in.update(msg)
 }
@@ -178,18 +205,25 @@ func (m *model) transcriptHeight(bottom string) int {
 	return max(h, 1)
 }
 
-// bottomPane is the dialog if one is open, else the input.
+// bottomPane is the dialog if one is open, else the input (with the
+// queued messages and the command menu above it). A dialog gets the
+// screen minus the fixed rows and one transcript line, and scrolls inside.
 func (m *model) bottomPane() string {
 	th := themeFor(m.mode)
+	room := m.height - 3
+	if m.opts.DemoBanner != "" {
+		room--
+	}
+	room = max(room, 5)
 	switch {
 	case m.perm != nil:
-		return m.perm.view(m.width, th)
+		return m.perm.view(m.width, room, themeFor(m.runMode))
 	case m.review != nil:
-		return m.review.view(m.width, th)
+		return m.review.view(m.width, room, th, m.tr.md)
 	case m.picker != nil:
 		return m.picker.view(m.width, th)
 	}
-	return m.in.view()
+	return m.editorPane(room)
 }
 
 // View composes the screen. The transcript's rendering is cached per
@@ -226,7 +260,7 @@ func (m *model) hintLine() string {
 	case m.hint != "":
 		return dimStyle.Render(ansi.Truncate(" "+m.hint, m.width, "…"))
 	case m.running:
-		return themeFor(m.mode).accent.Render(" ● working… ") + dimStyle.Render("(Ctrl+C cancels)")
+		return m.progressLine()
 	case !m.tr.follow:
 		return dimStyle.Render(" scrolled — End follows the conversation again")
 	}
@@ -238,6 +272,11 @@ func (m *model) statusBar() statusBar {
 	s := statusBar{
 		mode: m.mode, model: m.opts.ModelLabel, ctxTokens: m.ctxTokens, ctxWindow: m.ctxWindow,
 		sessionID: m.sessionID, done: done, total: total,
+	}
+	if m.running {
+		// The running turn keeps the tools of the mode it started in; a
+		// mode chosen meanwhile is shown as what applies next.
+		s.mode, s.next, s.showNext = m.runMode, m.mode, m.runMode != m.mode
 	}
 	switch {
 	case m.exec != nil && m.running:

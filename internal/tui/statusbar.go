@@ -20,6 +20,10 @@ type statusBar struct {
 	sessionID   string
 	done, total int
 	activity    string // "running", "exec round 2 · 1/3", ...
+	// next is the mode the next turn will use, shown when showNext (the
+	// user switched modes while a turn runs in mode).
+	next     planning.Mode
+	showNext bool
 }
 
 // contextStyle colours the gauge: green below 50%, yellow below 80%, red above.
@@ -37,6 +41,9 @@ func (s statusBar) view(width int) string {
 	th := themeFor(s.mode)
 	sep := th.bar.Foreground(colDim).Render(" │ ")
 	parts := []string{th.modeLabel.Render(" " + modeLabel(s.mode) + " ")}
+	if s.showNext {
+		parts = append(parts, th.bar.Render("next turn: "+modeLabel(s.next)))
+	}
 	if s.model != "" {
 		parts = append(parts, th.bar.Render(s.model))
 	}

@@ -23,7 +23,9 @@ func (m *model) startStream(open func(context.Context) iter.Seq[agent.Event]) te
 	ch := make(chan agent.Event, 64)
 	m.gen++
 	m.running, m.cancel, m.events = true, cancel, ch
-	m.exec, m.stream, m.sawError = nil, nil, false
+	m.exec, m.stream, m.sawError, m.planFresh = nil, nil, false, false
+	m.runMode = m.mode // until SessionStarted says otherwise
+	m.startedAt, m.tokensIn, m.tokensOut = m.now(), 0, 0
 	m.layout()
 	life := m.ctx
 	pump := func() {
@@ -37,10 +39,10 @@ func (m *model) startStream(open func(context.Context) iter.Seq[agent.Event]) te
 		}
 	}
 	gen := m.gen
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		go pump()
 		return next(gen, ch)
-	}
+	}, tick(gen))
 }
 
 // waitEvent reads the next event of the current stream.

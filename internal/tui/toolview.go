@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -11,12 +12,15 @@ import (
 // maxDiffLines caps the diff shown under an edit_file call.
 const maxDiffLines = 24
 
-// keyArg picks the one argument that says what a tool call is about.
+// keyArg picks the one argument that says what a tool call is about. A
+// search shows its pattern first (and where it looked), a command its
+// command line, a file tool its path.
 func keyArg(name string, input json.RawMessage) string {
 	var args map[string]any
 	if json.Unmarshal(input, &args) != nil {
 		return ""
 	}
+	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch name {
 	case toolTodoWrite:
 		if todos, ok := args["todos"].([]any); ok {
@@ -24,22 +28,47 @@ func keyArg(name string, input json.RawMessage) string {
 		}
 		return "read"
 	case toolSubmitPlan:
-		if s, ok := args["title"].(string); ok {
+		if s := str("title"); s != "" {
 			return s
 		}
 	}
-	for _, k := range []string{"path", "command", "pattern", "name", "query", "url"} {
-		if s, ok := args[k].(string); ok && s != "" {
-			if k == "pattern" {
-				if p, ok := args["path"].(string); ok && p != "" {
-					return s + " in " + p
-				}
+	if p := str("pattern"); p != "" {
+		if name == "search_files" {
+			p = strconv.Quote(p)
+		}
+		if where := str("path"); where != "" {
+			p += " in " + where
+		}
+		if g := str("glob"); g != "" {
+			p += " (" + g + ")"
+		}
+		return p
+	}
+	for _, k := range []string{"command", "path", "name", "query", "url"} {
+		if s := str(k); s != "" {
+			if k == "path" {
+				s += lineRange(args)
 			}
 			return s
 		}
 	}
 	if len(input) > 0 && string(input) != "{}" {
 		return string(input)
+	}
+	return ""
+}
+
+// lineRange describes read_file's offset and limit ("" when absent).
+func lineRange(args map[string]any) string {
+	off, _ := args["offset"].(float64)
+	lim, _ := args["limit"].(float64)
+	switch {
+	case off > 0 && lim > 0:
+		return fmt.Sprintf(" (lines %d–%d)", int(off), int(off+lim)-1)
+	case off > 0:
+		return fmt.Sprintf(" (from line %d)", int(off))
+	case lim > 0:
+		return fmt.Sprintf(" (first %d lines)", int(lim))
 	}
 	return ""
 }
@@ -63,69 +92,129 @@ func renderTool(b *block, width int) []string {
 		return out
 	}
 	const gutter = "   ⎿ "
+	st := dimStyle
 	if b.isError {
-		first, more := firstLine(b.result)
-		out = append(out, errorStyle.Render(ansi.Truncate(gutter+first, width, "…"))+more)
-		return out
+		st = errorStyle
+	} else if b.name == "edit_file" && looksLikeDiff(b.result) {
+		return append(out, renderDiff(b.result, width, 5, maxDiffLines)...)
 	}
-	if b.name == "edit_file" && looksLikeDiff(b.result) {
-		return append(out, renderDiff(b.result, width)...)
-	}
-	out = append(out, dimStyle.Render(ansi.Truncate(gutter+summarise(b.name, b.result), width, "…")))
-	return out
+	return append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b.name, b.result)), width, "…")))
 }
 
-// summarise collapses a tool result to one line.
+// summarise collapses a tool result to one true line: the first line and
+// how many follow, plus what a tool's own footer says (bash's exit code,
+// read_file's line range, search_files' match count).
 func summarise(name, out string) string {
 	out = strings.TrimRight(out, "\n")
-	n := strings.Count(out, "\n") + 1
 	switch {
 	case name == toolTodoWrite:
 		return "todo list updated"
-	case out == "":
+	case strings.TrimSpace(out) == "":
 		return "(no output)"
-	case n == 1:
-		return out
+	case name == "bash":
+		return summariseBash(out)
 	case name == "read_file":
-		return fmt.Sprintf("read %d lines", n)
+		return summariseRead(out)
+	case name == "search_files":
+		return summariseSearch(out)
 	}
-	first, _ := firstLine(out)
-	return fmt.Sprintf("%s … (+%d lines)", first, n-1)
+	return firstAndCount(out)
 }
 
-func firstLine(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i], dimStyle.Render(fmt.Sprintf(" (+%d lines)", strings.Count(s[i:], "\n")))
+// firstAndCount is "first line … (+n lines)".
+func firstAndCount(out string) string {
+	out = strings.TrimSpace(out)
+	first, rest, more := strings.Cut(out, "\n")
+	if !more {
+		return first
 	}
-	return s, ""
+	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
+}
+
+// summariseBash leads with how the command ended (the tool's last line,
+// "exit code: N" or why it was killed), then the output's first line.
+func summariseBash(out string) string {
+	body, status := out, ""
+	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
+		body, status = out[:i], out[i+1:]
+	} else {
+		body, status = "", out
+	}
+	body = strings.TrimSpace(body)
+	if body == "" || body == "(no output)" {
+		return status + " · no output"
+	}
+	return status + " · " + firstAndCount(body)
+}
+
+// summariseRead counts the numbered lines read_file returned and keeps its
+// "(showing lines a-b of n …)" footer.
+func summariseRead(out string) string {
+	n := 0
+	lines := strings.Split(out, "\n")
+	for _, l := range lines {
+		if num, _, ok := strings.Cut(strings.TrimLeft(l, " "), "\t"); ok && num != "" && strings.Trim(num, "0123456789") == "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return firstAndCount(out)
+	}
+	s := fmt.Sprintf("read %d lines", n)
+	if n == 1 {
+		s = "read 1 line"
+	}
+	if last := lines[len(lines)-1]; strings.HasPrefix(last, "(showing ") {
+		if span, _, ok := strings.Cut(strings.TrimPrefix(last, "(showing "), ";"); ok {
+			s += " (" + span + ")"
+		}
+	}
+	return s
+}
+
+// summariseSearch reports the tool's own count line, or the no-match line.
+func summariseSearch(out string) string {
+	lines := strings.Split(out, "\n")
+	last := lines[len(lines)-1]
+	if len(lines) > 1 && strings.HasPrefix(last, "(") {
+		return fmt.Sprintf("%s · %s", strings.Trim(last, "()"), firstAndCount(strings.Join(lines[:len(lines)-1], "\n")))
+	}
+	return firstAndCount(out)
 }
 
 func looksLikeDiff(s string) bool {
 	return strings.Contains(s, "\n@@") || strings.HasPrefix(s, "@@") || strings.HasPrefix(s, "--- ")
 }
 
-// renderDiff colours a unified diff: additions green, deletions red.
-func renderDiff(diff string, width int) []string {
+// renderDiff colours a unified diff: additions green, deletions red. Each
+// line is indented by indent columns and cut to width; limit (if > 0) caps
+// the number of lines.
+func renderDiff(diff string, width, indent, limit int) []string {
 	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	pad := strings.Repeat(" ", indent)
 	var out []string
 	for i, l := range lines {
-		if i == maxDiffLines {
-			out = append(out, dimStyle.Render(fmt.Sprintf("     … %d more diff lines", len(lines)-i)))
+		if limit > 0 && i == limit {
+			out = append(out, dimStyle.Render(fmt.Sprintf("%s… %d more diff lines", pad, len(lines)-i)))
 			break
 		}
-		l = ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), max(width-5, 8), "…")
+		// The tab stops of the file's text start after the diff's
+		// one-column marker.
+		if l != "" && strings.ContainsRune(l, '\t') {
+			l = l[:1] + expandTabs(l[1:])
+		}
+		l = ansi.Truncate(l, max(width-indent, 8), "…")
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			out = append(out, "     "+boldStyle.Render(l))
+			out = append(out, pad+boldStyle.Render(l))
 		case strings.HasPrefix(l, "+"):
-			out = append(out, "     "+diffAddStyle.Render(l))
+			out = append(out, pad+diffAddStyle.Render(l))
 		case strings.HasPrefix(l, "-"):
-			out = append(out, "     "+diffDelStyle.Render(l))
+			out = append(out, pad+diffDelStyle.Render(l))
 		case strings.HasPrefix(l, "@@"):
-			out = append(out, "     "+diffHunk.Render(l))
+			out = append(out, pad+diffHunk.Render(l))
 		default:
-			out = append(out, "     "+dimStyle.Render(l))
+			out = append(out, pad+dimStyle.Render(l))
 		}
 	}
 	return out

@@ -93,6 +93,12 @@ type Options struct {
 	InitialPrompt string
 	// InitialMode is the mode the first session starts in.
 	InitialMode planning.Mode
+	// HistoryFile, when set, keeps the input history across restarts
+	// (↑/↓ recall prompts of earlier runs).
+	HistoryFile string
+	// AutoSend sends InitialPrompt as soon as the session is open (the
+	// demo plays itself up to the review dialog).
+	AutoSend bool
 	// Now is the clock for session ages (default time.Now).
 	Now func() time.Time
 	// Input and Output default to the terminal (stdin/stdout).

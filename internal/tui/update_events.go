@@ -16,7 +16,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 	switch ev := ev.(type) {
 	case agent.SessionStarted:
 		m.sessionID = ev.SessionID
-		m.setModeLocal(ev.Mode) // the mode this run actually uses
+		m.runMode = ev.Mode // the mode this run actually uses
 	case agent.TextDelta:
 		if m.stream == nil {
 			m.stream = m.tr.add(&block{kind: blockAssistant, streaming: true})
@@ -43,9 +43,11 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.tr.add(&block{kind: blockTodos, todos: ev.Items})
 	case agent.PlanSubmitted:
 		p := ev.Plan
-		m.plan = &p
+		m.plan, m.planFresh = &p, true
 	case agent.Approved:
 		m.note("Task directory: " + ev.TaskDir)
+		// Approving switched the engine out of Plan Mode.
+		m.setModeLocal(m.eng.Mode())
 	case agent.ExecRound:
 		e := ev
 		m.exec = &e
@@ -64,6 +66,8 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.note(text)
 		m.ctxTokens = ev.AfterTokens
 	case agent.UsageUpdate:
+		m.tokensIn += ev.Usage.InputTokens
+		m.tokensOut += ev.Usage.OutputTokens
 		m.ctxTokens = ev.ContextTokens
 		if ev.ContextWindow > 0 {
 			m.ctxWindow = ev.ContextWindow
@@ -126,26 +130,45 @@ func (m *model) handleStreamEnd() tea.Cmd {
 		b.done, b.isError, b.result, b.dirty = true, true, "interrupted", true
 		delete(m.calls, id)
 	}
-	if m.hint == "cancelling…" {
-		m.hint = ""
-	}
+	m.hint = "" // hints about the turn are stale now
 	if m.eng != nil {
 		m.setModeLocal(m.eng.Mode())
 	}
-	if m.plan != nil {
+	queued := m.queue
+	m.queue = nil
+	fresh := m.planFresh && m.plan != nil
+	m.planFresh = false
+	if fresh {
+		// Messages typed while the plan was made become the note in the
+		// dialog: the user sends them as feedback with Enter, or clears them.
 		m.tr.add(&block{kind: blockPlan, plan: m.plan})
-		m.review = &reviewDialog{plan: *m.plan}
+		m.openReview(strings.Join(queued, " "))
+		return nil
 	}
 	m.layout()
+	if len(queued) > 0 {
+		return m.send(strings.Join(queued, "\n\n"))
+	}
 	return nil
 }
 
-// handleEngineReady installs a new engine (start, /new, /resume).
+// handleEngineReady installs a new engine (start, /new, /resume). A
+// session that cannot be opened leaves the current one as it was.
 func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 	m.loading = false
 	if msg.err != nil {
-		m.errorLine("Could not open the session: " + msg.err.Error())
+		switch {
+		case msg.replace && m.eng != nil && msg.id != "":
+			m.errorLine(fmt.Sprintf("Could not open session %s: %v — still in session %s.", msg.id, msg.err, shortID(m.sessionID)))
+		case msg.replace && m.eng != nil:
+			m.errorLine(fmt.Sprintf("Could not start a new session: %v — still in session %s.", msg.err, shortID(m.sessionID)))
+		default:
+			m.errorLine("Could not open the session: " + msg.err.Error())
+		}
 		return nil
+	}
+	if msg.replace {
+		m.tr.clear()
 	}
 	m.eng = msg.eng
 	m.sessionID = m.eng.SessionID()
@@ -164,10 +187,16 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 		if p := m.eng.Plan(); p != nil {
 			m.plan = p
 			m.tr.add(&block{kind: blockPlan, plan: p})
-			m.review = &reviewDialog{plan: *p}
+			m.openReview("")
 		}
 	}
 	m.layout()
+	if m.opts.AutoSend && m.in.value() != "" && m.review == nil {
+		m.opts.AutoSend = false // once, for the first session only
+		text := strings.TrimSpace(m.in.value())
+		save := m.take()
+		return tea.Batch(save, m.send(text))
+	}
 	return nil
 }
 

@@ -24,6 +24,8 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if key == "ctrl+c" {
 		return m.interrupt()
 	}
+	// A hint answers the last thing the user did; the next key makes it stale.
+	m.hint = ""
 	switch {
 	case m.perm != nil:
 		return m.permissionKey(k)
@@ -32,7 +34,6 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case m.picker != nil:
 		return m.pickerKey(k)
 	}
-	m.hint = ""
 	switch key {
 	case "shift+tab":
 		m.setMode(m.mode.Next())
@@ -54,6 +55,9 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	case "esc":
+		if m.running {
+			return m.steer()
+		}
 		return nil
 	case "enter":
 		return m.submit()
@@ -61,6 +65,7 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if matches := m.in.complete(); len(matches) > 0 {
 			m.hint = strings.Join(matches, "  ")
 		}
+		m.layout()
 		return nil
 	case "up":
 		if m.in.browsing() {
@@ -78,23 +83,27 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// interrupt is Ctrl+C: cancel a running turn; when idle, the first press
-// arms and the second quits.
+// interrupt is Ctrl+C: cancel a running turn (messages queued for it go
+// back into the editor, unsent); close a dialog without acting on it; when
+// idle, the first press arms and the second quits.
 func (m *model) interrupt() tea.Cmd {
 	if m.running {
-		if m.cancel != nil {
-			m.cancel()
-		}
-		if m.perm != nil {
-			m.perm.req.Respond(0, "the user cancelled the turn")
-			m.perm = nil
+		m.cancelTurn()
+		if len(m.queue) > 0 {
+			m.in.setValue(strings.Join(m.queue, "\n"))
+			m.queue = nil
 		}
 		m.hint = "cancelling…"
+		m.layout()
 		return nil
 	}
-	if m.review != nil || m.picker != nil {
-		m.review, m.picker = nil, nil
-		m.hint = "dialog closed — the plan is still pending (/plan to refine, /code to leave Plan Mode)"
+	switch {
+	case m.review != nil:
+		m.closeReview(fieldText(&m.review.note))
+		return nil
+	case m.picker != nil:
+		m.picker = nil
+		m.layout()
 		return nil
 	}
 	if m.quitArmed {
@@ -105,22 +114,71 @@ func (m *model) interrupt() tea.Cmd {
 	return nil
 }
 
-// submit sends the input: a slash command or a prompt.
+// steer is Esc while the agent works: the turn is interrupted and the
+// queued messages (if any) are sent as soon as it has stopped.
+func (m *model) steer() tea.Cmd {
+	m.cancelTurn()
+	if len(m.queue) > 0 {
+		m.hint = "interrupting — your queued message goes next"
+	} else {
+		m.hint = "interrupting…"
+	}
+	return nil
+}
+
+// cancelTurn cancels the running stream; an open permission request is
+// denied so the engine is not left waiting.
+func (m *model) cancelTurn() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.perm != nil {
+		m.perm.req.Respond(agent.Deny, "the user cancelled the turn")
+		m.perm = nil
+	}
+}
+
+// submit sends the input: a slash command, or a prompt (queued while the
+// agent works). Only known commands are commands: a prompt that starts
+// with a path ("/etc/hosts is wrong") is a prompt.
 func (m *model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.in.value())
 	if text == "" {
 		return nil
 	}
-	if m.running && !strings.HasPrefix(text, "/") {
-		m.hint = "the agent is working — wait for it, or Ctrl+C to cancel"
-		return nil
-	}
-	m.in.take()
-	m.layout()
 	if strings.HasPrefix(text, "/") {
-		return m.runSlash(text)
+		name, _, _ := strings.Cut(text, " ")
+		if findCommand(name) != nil {
+			save := m.take()
+			return tea.Batch(save, m.runSlash(text))
+		}
+		if !looksLikePath(name) {
+			m.hint = "unknown command " + name + " — type /help for the list (nothing was sent)"
+			return nil
+		}
 	}
-	return m.send(text)
+	save := m.take()
+	if m.running {
+		m.queue = append(m.queue, text)
+		m.hint = "queued — sent when the agent finishes (Esc interrupts it and sends now)"
+		m.layout()
+		return save
+	}
+	return tea.Batch(save, m.send(text))
+}
+
+// take empties the editor into the input history and returns the command
+// that appends the entry to the history file (no I/O inside Update).
+func (m *model) take() tea.Cmd {
+	s := m.in.take()
+	m.layout()
+	return appendHistory(m.opts.HistoryFile, s)
+}
+
+// looksLikePath reports whether the first word of a line starting with
+// "/" is a path (it has another "/" or a dot) rather than a mistyped command.
+func looksLikePath(word string) bool {
+	return strings.ContainsAny(word[1:], "/.")
 }
 
 // send starts a run with the user's prompt.
@@ -154,7 +212,11 @@ func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		m.perm.paste(msg)
 		return nil
 	}
-	if m.review != nil || m.picker != nil || m.setup != nil {
+	if m.review != nil {
+		m.review.paste(msg)
+		return nil
+	}
+	if m.picker != nil || m.setup != nil {
 		return nil
 	}
 	cmd := m.in.update(msg)
@@ -169,69 +231,4 @@ func (m *model) handleWheel(msg tea.MouseWheelMsg) {
 	case tea.MouseWheelDown:
 		m.tr.scroll(3)
 	}
-}
-
-func (m *model) reviewKey(k tea.KeyPressMsg) tea.Cmd {
-	choice := m.review.update(k)
-	if choice == reviewNone {
-		return nil
-	}
-	m.review = nil
-	m.layout()
-	switch choice {
-	case reviewApproveAuto, reviewApproveEdit:
-		confirm := choice == reviewApproveEdit
-		if confirm {
-			m.note("Plan approved — executing; each edit asks for confirmation.")
-		} else {
-			m.note("Plan approved — executing automatically.")
-		}
-		m.plan = nil
-		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return m.eng.Approve(ctx, confirm) })
-	case reviewRefine:
-		m.setMode(planning.ModePlan)
-		m.note("Still in Plan Mode — type what should change; the agent will revise the plan.")
-	case reviewCancel:
-		m.plan = nil
-		if err := m.eng.CancelPlan(); err != nil {
-			m.errorLine("could not cancel the plan: " + err.Error())
-		} else {
-			m.note("Plan cancelled.")
-		}
-		m.todos = m.eng.Todos()
-	}
-	return nil
-}
-
-func (m *model) permissionKey(k tea.KeyPressMsg) tea.Cmd {
-	ans, cmd := m.perm.update(k)
-	if ans == nil {
-		return cmd
-	}
-	m.perm.req.Respond(ans.decision, ans.reason)
-	name := m.perm.req.Call.Name
-	m.perm = nil
-	m.layout()
-	switch ans.decision {
-	case agent.AllowSession:
-		m.note("allowed " + name + " for this session")
-	case agent.Deny:
-		m.note("denied " + name + ": " + ans.reason)
-	}
-	return nil
-}
-
-func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
-	id, cancelled := m.picker.update(k)
-	switch {
-	case cancelled:
-		m.picker = nil
-	case id != "":
-		m.picker = nil
-		m.tr.clear()
-		m.layout()
-		return m.openEngine(id)
-	}
-	m.layout()
-	return nil
 }

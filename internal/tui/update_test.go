@@ -43,6 +43,7 @@ func planned(t *testing.T) (*harness, *fakeEngine) {
 func TestReviewApproveAuto(t *testing.T) {
 	h, f := planned(t)
 	h.key("1")
+	h.key("enter")
 	if !hasCall(f, "approve:auto") {
 		t.Fatalf("1 did not approve: %v", f.Calls())
 	}
@@ -58,6 +59,7 @@ func TestReviewKeys(t *testing.T) {
 	t.Run("2 confirms each edit", func(t *testing.T) {
 		h, f := planned(t)
 		h.key("2")
+		h.key("enter")
 		if !hasCall(f, "approve:confirm") {
 			t.Errorf("calls %v", f.Calls())
 		}
@@ -74,6 +76,7 @@ func TestReviewKeys(t *testing.T) {
 	t.Run("3 keeps refining", func(t *testing.T) {
 		h, f := planned(t)
 		h.key("3")
+		h.key("enter")
 		if h.m.review != nil || h.m.mode != planning.ModePlan || hasCall(f, "cancel-plan") {
 			t.Errorf("refine: review %v mode %v calls %v", h.m.review, h.m.mode, f.Calls())
 		}
@@ -83,13 +86,17 @@ func TestReviewKeys(t *testing.T) {
 			t.Errorf("feedback not sent: %v", f.Calls())
 		}
 	})
-	t.Run("4 and esc cancel", func(t *testing.T) {
-		for _, k := range []string{"4", "esc"} {
-			h, f := planned(t)
-			h.key(k)
-			if !hasCall(f, "cancel-plan") || h.m.review != nil {
-				t.Errorf("%s: calls %v", k, f.Calls())
-			}
+	t.Run("4 asks before cancelling", func(t *testing.T) {
+		h, f := planned(t)
+		h.key("4")
+		h.key("enter")
+		if hasCall(f, "cancel-plan") || h.m.review == nil || !h.m.review.confirming {
+			t.Fatalf("4 cancelled without asking: calls %v", f.Calls())
+		}
+		h.key("1")
+		h.key("enter")
+		if !hasCall(f, "cancel-plan") || h.m.review != nil || h.m.plan != nil {
+			t.Errorf("confirmed cancel: calls %v", f.Calls())
 		}
 	})
 }
