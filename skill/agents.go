@@ -3,8 +3,6 @@ package skill
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -22,24 +20,26 @@ const DefaultAgentsMax = 32 << 10
 
 // LoadAgentsMD returns the content of <workdir>/AGENTS.md, capped at max bytes
 // (DefaultAgentsMax when max <= 0) with a note when it was cut. It returns ""
-// when there is no such file or it cannot be read.
+// when there is no such file or it cannot be read. The file is opened
+// through a tool.Workspace on workdir: an AGENTS.md that is a symlink
+// leading out of the workdir or into ~/.ssh (and the rest of the deny
+// list), or a FIFO, is not read, so it cannot put a key into the system
+// prompt or hang the start.
 func LoadAgentsMD(workdir string, max int) string {
-	return readCapped(filepath.Join(workdir, AgentsFile), max)
-}
-
-func readCapped(path string, max int) string {
-	if max <= 0 {
-		max = DefaultAgentsMax
-	}
-	f, err := os.Open(path)
+	ws, err := tool.NewWorkspace(workdir)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return ""
+	return readCapped(ws, AgentsFile, max)
+}
+
+// readCapped reads the file at path (inside ws) for a prompt, capped at max.
+func readCapped(ws *tool.Workspace, path string, max int) string {
+	if max <= 0 {
+		max = DefaultAgentsMax
 	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	// One byte more than max: the cut below looks at the byte after it.
+	data, _, err := ws.ReadFile(path, int64(max)+1)
 	if err != nil {
 		return ""
 	}
@@ -54,7 +54,7 @@ func readCapped(path string, max int) string {
 		cut = nl // end on a whole line when that loses little
 	}
 	size := "more than " + fmt.Sprint(max)
-	if fi, err := f.Stat(); err == nil {
+	if fi, err := ws.Stat(path); err == nil {
 		size = fmt.Sprint(fi.Size())
 	}
 	return strings.TrimSpace(string(data[:cut])) +
@@ -62,57 +62,43 @@ func readCapped(path string, max int) string {
 }
 
 // NearestAgentsMD returns the AGENTS.md nearest to path (a file, relative to
-// workdir or absolute): the first found walking from the file's directory up
-// to and including workdir. ok is false when there is none or path lies
-// outside workdir.
+// workdir or absolute): the first found walking from the directory the
+// file's path really leads to (symlinks followed, as the file tools follow
+// them) up to and including workdir. ok is false when there is none or path
+// leads outside workdir.
 func NearestAgentsMD(workdir, path string) (file string, ok bool) {
-	root, dir, ok := locate(workdir, path)
-	if !ok {
+	ws, err := tool.NewWorkspace(workdir)
+	if err != nil {
 		return "", false
 	}
-	for {
-		candidate := filepath.Join(dir, AgentsFile)
-		if fi, err := os.Stat(candidate); err == nil && fi.Mode().IsRegular() {
-			return candidate, true
-		}
-		if dir == root {
-			return "", false
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
+	file, _, ok = nearest(ws, path)
+	return file, ok
 }
 
-// locate returns the absolute workdir and the directory of path, spelled so
-// that dir is root or below it; ok is false when path is outside workdir.
-// Both the workdir as given and its symlink-resolved form are tried, since
-// tools may report either.
-func locate(workdir, path string) (root, dir string, ok bool) {
+// nearest finds the AGENTS.md nearest to path in ws; dir is its directory
+// relative to the root ("." for the root).
+func nearest(ws *tool.Workspace, path string) (file, dir string, ok bool) {
 	if path == "" {
 		return "", "", false
 	}
-	abs, err := filepath.Abs(workdir)
+	abs, err := ws.Resolve(path)
 	if err != nil {
 		return "", "", false
 	}
-	roots := []string{abs}
-	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-		roots = append(roots, real)
+	dir = ws.Rel(filepath.Dir(abs))
+	if filepath.IsAbs(dir) {
+		return "", "", false // path is the root itself
 	}
-	for _, r := range roots {
-		p := path
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(r, p)
+	for {
+		candidate := filepath.Join(dir, AgentsFile)
+		if fi, err := ws.Stat(candidate); err == nil && fi.Mode().IsRegular() {
+			return filepath.Join(ws.Root(), candidate), dir, true
 		}
-		d := filepath.Dir(filepath.Clean(p))
-		if rel, err := filepath.Rel(r, d); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return r, d, true
+		if dir == "." {
+			return "", "", false
 		}
+		dir = filepath.Dir(dir)
 	}
-	return "", "", false
 }
 
 // agentsHookTools are the tools whose "path" argument names a file the model
@@ -127,10 +113,11 @@ var agentsHookTools = map[string]bool{"read_file": true, "write_file": true, "ed
 // session). The workdir's own AGENTS.md is never appended; it is in the
 // system prompt already. The hook is safe for concurrent use.
 func NestedAgentsHook(workdir string, max int) func(toolName string, input json.RawMessage, result *tool.Result) {
+	ws, wsErr := tool.NewWorkspace(workdir)
 	var mu sync.Mutex
 	shown := map[string]bool{}
 	return func(toolName string, input json.RawMessage, result *tool.Result) {
-		if !agentsHookTools[toolName] || result == nil || result.IsError {
+		if wsErr != nil || !agentsHookTools[toolName] || result == nil || result.IsError {
 			return
 		}
 		var in struct {
@@ -139,12 +126,8 @@ func NestedAgentsHook(workdir string, max int) func(toolName string, input json.
 		if json.Unmarshal(input, &in) != nil || in.Path == "" {
 			return
 		}
-		file, ok := NearestAgentsMD(workdir, in.Path)
-		if !ok {
-			return
-		}
-		root, dir, _ := locate(workdir, file)
-		if dir == root {
+		file, dir, ok := nearest(ws, in.Path)
+		if !ok || dir == "." {
 			return
 		}
 		mu.Lock()
@@ -154,14 +137,10 @@ func NestedAgentsHook(workdir string, max int) func(toolName string, input json.
 		}
 		shown[file] = true
 		mu.Unlock()
-		content := readCapped(file, max)
+		content := readCapped(ws, file, max)
 		if content == "" {
 			return
 		}
-		rel := dir
-		if r, err := filepath.Rel(root, dir); err == nil {
-			rel = filepath.ToSlash(r)
-		}
-		result.Output += fmt.Sprintf("\n\n[AGENTS.md from %s]\n%s", rel, content)
+		result.Output += fmt.Sprintf("\n\n[AGENTS.md from %s]\n%s", filepath.ToSlash(dir), content)
 	}
 }
