@@ -93,6 +93,9 @@ type Config struct {
 
 	Providers  map[string]Provider
 	MCPServers map[string]MCPServer
+
+	// Sandbox is the kernel sandbox configuration ([sandbox], [env]).
+	Sandbox SandboxConfig
 }
 
 // file mirrors config.toml.
@@ -119,6 +122,8 @@ type file struct {
 	} `toml:"compaction"`
 	Providers  map[string]Provider  `toml:"providers"`
 	MCPServers map[string]MCPServer `toml:"mcp_servers"`
+	Sandbox    sandboxFile          `toml:"sandbox"`
+	Env        envFile              `toml:"env"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -128,6 +133,7 @@ type Flags struct {
 	Workdir       string
 	ContextWindow int
 	MaxTurns      int
+	Sandbox       string // --sandbox auto|off
 }
 
 // Load resolves the configuration. getenv is os.Getenv in production.
@@ -149,9 +155,16 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		KeepRecent:       10,
 		Providers:        builtinProviders(),
 		MCPServers:       map[string]MCPServer{},
+		Sandbox:          defaultSandbox(),
 	}
 	if err := c.readFile(); err != nil {
 		return nil, err
+	}
+	if flags.Sandbox != "" {
+		if err := checkSandboxMode(flags.Sandbox); err != nil {
+			return nil, fmt.Errorf("--sandbox: %w", err)
+		}
+		c.Sandbox.Mode = flags.Sandbox
 	}
 	if v := getenv(EnvModel); v != "" {
 		c.Model = v
@@ -315,6 +328,9 @@ func (c *Config) apply(f file) error {
 		c.MaxExecRounds = f.Planning.MaxExecRounds
 	}
 	if err := c.applyTuning(f, bad); err != nil {
+		return err
+	}
+	if err := c.applySandbox(f.Sandbox, f.Env, bad); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(f.Providers))
