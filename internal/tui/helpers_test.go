@@ -224,7 +224,7 @@ func (h *harness) deliver(msg tea.Msg) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg:
+	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg:
 		h.send(msg)
 	}
 }

@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/planning"
+)
+
+// While a Default turn runs, Shift+Tab to Plan Mode is shown as what the
+// next turn uses; the running turn keeps its write tools.
+func TestStatusBarShowsNextTurnMode(t *testing.T) {
+	f := newFake()
+	f.block = true
+	f.streams["run"] = []agent.Event{agent.SessionStarted{SessionID: "0123456789abcdef", Mode: planning.ModeDefault}}
+	h := newHarness(t, testOptions(f), 120, 20)
+	h.typeText("edit things")
+	h.key("enter")
+	h.key("shift+tab")
+	bar := normalise(h.m.statusBar().view(120))
+	if !strings.HasPrefix(strings.TrimSpace(bar), "DEFAULT") || !strings.Contains(bar, "next turn: PLAN MODE") {
+		t.Errorf("status bar during a Default turn after Shift+Tab: %q", bar)
+	}
+	h.key("ctrl+c")
+	h.waitIdle()
+	bar = normalise(h.m.statusBar().view(120))
+	if !strings.Contains(bar, "PLAN MODE") || strings.Contains(bar, "next turn") {
+		t.Errorf("status bar after the turn: %q", bar)
+	}
+}
+
+// /plan TASK while busy is queued and sent in Plan Mode when the turn ends.
+func TestPlanWhileBusyIsQueued(t *testing.T) {
+	f := newFake()
+	f.block = true
+	h := newHarness(t, testOptions(f), 100, 20)
+	h.typeText("first")
+	h.key("enter")
+	h.typeText("/plan add a cache")
+	h.key("enter")
+	if hasCall(f, "run:add a cache") || len(h.m.queue) != 1 {
+		t.Fatalf("queue %v calls %v", h.m.queue, f.Calls())
+	}
+	if !strings.Contains(h.screen(), "queued: add a cache") {
+		t.Errorf("the queued task is not shown:\n%s", h.screen())
+	}
+	f.mu.Lock()
+	f.block = false
+	f.mu.Unlock()
+	h.key("esc") // interrupt and steer
+	h.waitIdle()
+	calls := f.Calls()
+	if !hasCall(f, "run:add a cache") || f.Mode() != planning.ModePlan {
+		t.Errorf("calls %v, mode %v", calls, f.Mode())
+	}
+}
+
+// A message typed while the agent works is sent once the turn ends.
+func TestTypedWhileBusyIsSentNext(t *testing.T) {
+	f := newFake()
+	f.block = true
+	h := newHarness(t, testOptions(f), 100, 20)
+	h.typeText("first")
+	h.key("enter")
+	h.typeText("then this")
+	h.key("enter")
+	f.mu.Lock()
+	f.block = false
+	f.mu.Unlock()
+	h.key("ctrl+c") // Ctrl+C cancels and gives the queued text back, unsent
+	h.waitIdle()
+	if hasCall(f, "run:then this") || h.m.in.value() != "then this" {
+		t.Fatalf("Ctrl+C: calls %v, editor %q", f.Calls(), h.m.in.value())
+	}
+}
+
+func TestResumeBadIDKeepsTheSession(t *testing.T) {
+	f := newFake()
+	opts := testOptions(f)
+	opts.NewEngine = func(id string) (Engine, error) {
+		if id != "" {
+			return nil, errString("agent: no session " + id)
+		}
+		return f, nil
+	}
+	h := newHarness(t, opts, 100, 20)
+	h.typeText("hello")
+	h.key("enter")
+	h.typeText("/resume BADID")
+	h.key("enter")
+	s := h.screen()
+	if !strings.Contains(s, "> hello") || !strings.Contains(s, "Could not open session BADID") || !strings.Contains(s, "still in session 01234567") {
+		t.Errorf("screen:\n%s", s)
+	}
+	if h.m.eng != f {
+		t.Error("the current engine was dropped")
+	}
+}
+
+func TestPathPromptIsAPrompt(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, testOptions(f), 100, 20)
+	h.typeText("/etc/hosts is wrong")
+	h.key("enter")
+	if !hasCall(f, "run:/etc/hosts is wrong") {
+		t.Errorf("calls %v", f.Calls())
+	}
+	h.typeText("/hlep")
+	h.key("enter")
+	if !strings.Contains(h.screen(), "unknown command /hlep") || h.m.in.value() != "/hlep" {
+		t.Errorf("a mistyped command: editor %q\n%s", h.m.in.value(), h.screen())
+	}
+}
+
+func TestToolSummariesAreTruthful(t *testing.T) {
+	cases := []struct {
+		name, input, output string
+		isError             bool
+		want                []string
+	}{
+		{"bash", `{"command":"go test ./..."}`, "--- FAIL: TestX\nFAIL\nexit code: 1", true, []string{"bash go test ./...", "exit code: 1 · --- FAIL: TestX … (+1 lines)"}},
+		{"bash", `{"command":"true"}`, "(no output)\nexit code: 0", false, []string{"exit code: 0 · no output"}},
+		{"read_file", `{"path":"a.go","limit":5}`, "     1\ta\n     2\tb\n     3\tc\n     4\td\n     5\te\n\n(showing lines 1-5 of 90; read more with offset=6)", false, []string{"read_file a.go (first 5 lines)", "read 5 lines (lines 1-5 of 90)"}},
+		{"search_files", `{"pattern":"func Parse","path":"src"}`, "src/a.go:3: func Parse() {}\n(1 matching line in 1 file, sorted by path)", false, []string{`search_files "func Parse" in src`, "1 matching line in 1 file"}},
+	}
+	for _, c := range cases {
+		b := &block{kind: blockTool, name: c.name, arg: keyArg(c.name, json.RawMessage(c.input)), done: true, isError: c.isError, result: c.output}
+		got := normalise(strings.Join(renderTool(b, 100), "\n"))
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", c.name, got, w)
+			}
+		}
+	}
+}
+
+func TestInputHistoryPersists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history")
+	opts := testOptions(newFake())
+	opts.HistoryFile = path
+	h := newHarness(t, opts, 80, 20)
+	h.typeText("remember me")
+	h.key("enter")
+	h.waitIdle()
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), "remember me") {
+		t.Fatalf("history file: %q %v", data, err)
+	}
+	h2 := newHarness(t, opts, 80, 20)
+	h2.key("up")
+	if got := h2.m.in.value(); got != "remember me" {
+		t.Errorf("↑ after a restart: %q", got)
+	}
+}
+
+func TestCommandMenu(t *testing.T) {
+	h := newHarness(t, testOptions(newFake()), 100, 24)
+	h.typeText("/re")
+	s := h.screen()
+	if !strings.Contains(s, "/resume") || !strings.Contains(s, "/review") || !strings.Contains(s, "reopen the review dialog") {
+		t.Errorf("command menu:\n%s", s)
+	}
+}
