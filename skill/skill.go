@@ -9,13 +9,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/harness9/harness9/tool"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -44,6 +45,13 @@ type Skill struct {
 	Source    Source
 	// Body is SKILL.md without its frontmatter.
 	Body string
+
+	// ws is the workspace the skill was found in (the workdir for a project
+	// skill, the user's skills directory for a user skill) and rel its
+	// folder relative to that root: use_skill reads the folder's files
+	// through it, so they get the same checks the SKILL.md got.
+	ws  *tool.Workspace
+	rel string
 }
 
 // frontmatter is the part of the Agent Skills frontmatter harness9 uses;
@@ -61,22 +69,35 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // name. A skill that cannot be read or has bad frontmatter is skipped and
 // reported in the returned errors; missing directories are not errors. Either
 // directory may be "".
+//
+// Project skills are read through a tool.Workspace on workdir, so a planted
+// .harness9 or skill folder linking out of the workdir, a SKILL.md linking
+// to ~/.ssh, or a FIFO, is not read. User skills are read beneath
+// <home>/skills.
 func Discover(workdir, home string) ([]Skill, []error) {
 	var skills []Skill
 	var errs []error
 	seen := map[string]string{} // name -> SKILL.md that claimed it
-	roots := []struct {
-		dir string
+	type root struct {
+		ws  *tool.Workspace
+		dir string // the skills directory, relative to ws
 		src Source
-	}{
-		{joinIf(workdir, ".harness9", "skills"), SourceProject},
-		{joinIf(home, "skills"), SourceUser},
+	}
+	var roots []root
+	if workdir != "" {
+		if ws, err := tool.NewWorkspace(workdir); err == nil {
+			roots = append(roots, root{ws, filepath.Join(".harness9", "skills"), SourceProject})
+		}
+	}
+	if home != "" {
+		// The user's own data directory: no deny list (it is in it), but
+		// nothing outside <home>/skills can be reached from a skill.
+		if ws, err := tool.NewWorkspace(filepath.Join(home, "skills"), tool.WithHome("")); err == nil {
+			roots = append(roots, root{ws, ".", SourceUser})
+		}
 	}
 	for _, r := range roots {
-		if r.dir == "" {
-			continue
-		}
-		found, rootErrs := discoverIn(r.dir, r.src)
+		found, rootErrs := discoverIn(r.ws, r.dir, r.src)
 		errs = append(errs, rootErrs...)
 		// Within one root, a skill in a folder of its own name wins a clash.
 		slices.SortStableFunc(found, func(a, b Skill) int {
@@ -84,7 +105,7 @@ func Discover(workdir, home string) ([]Skill, []error) {
 		})
 		for _, s := range found {
 			if prev, dup := seen[s.Name]; dup {
-				if filepath.Dir(filepath.Dir(prev)) == r.dir {
+				if filepath.Dir(filepath.Dir(prev)) == filepath.Dir(s.Dir) {
 					errs = append(errs, fmt.Errorf("skill %s: name %q is already used by %s; skipped", s.Path, s.Name, prev))
 				}
 				continue // a user skill shadowed by a project skill is not an error
@@ -104,26 +125,25 @@ func boolRank(b bool) int {
 	return 0
 }
 
-func joinIf(base string, elem ...string) string {
-	if base == "" {
-		return ""
+// discoverIn reads every <dir>/*/SKILL.md in ws, in directory order.
+func discoverIn(ws *tool.Workspace, dir string, src Source) ([]Skill, []error) {
+	d, fi, err := ws.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	abs, err := filepath.Abs(base)
+	if err == nil && !fi.IsDir() {
+		err = errors.New("not a directory")
+	}
 	if err != nil {
-		abs = base
+		_ = closeIf(d)
+		return nil, []error{fmt.Errorf("skills directory %s: %w", filepath.Join(ws.Root(), dir), err)}
 	}
-	return filepath.Join(append([]string{abs}, elem...)...)
-}
-
-// discoverIn reads every <dir>/*/SKILL.md, in directory order.
-func discoverIn(dir string, src Source) ([]Skill, []error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, []error{fmt.Errorf("skills directory %s: %w", dir, err)}
+	entries, err := d.ReadDir(-1)
+	_ = d.Close()
+	if err != nil && len(entries) == 0 {
+		return nil, []error{fmt.Errorf("skills directory %s: %w", filepath.Join(ws.Root(), dir), err)}
 	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var skills []Skill
 	var errs []error
 	for _, e := range entries {
@@ -131,16 +151,15 @@ func discoverIn(dir string, src Source) ([]Skill, []error) {
 			continue
 		}
 		folder := filepath.Join(dir, e.Name())
-		if fi, err := os.Stat(folder); err != nil || !fi.IsDir() {
-			continue // a stray file or a broken link is not a skill
+		if fi, err := ws.Stat(folder); err != nil || !fi.IsDir() {
+			continue // a stray file, a broken link or one leading out is not a skill
 		}
-		path := filepath.Join(folder, FileName)
-		s, err := Load(path)
-		if errors.Is(err, os.ErrNotExist) {
+		s, err := load(ws, filepath.Join(folder, FileName))
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // a folder without SKILL.md is not a skill
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("skill %s skipped: %w", path, err))
+			errs = append(errs, fmt.Errorf("skill %s skipped: %w", filepath.Join(ws.Root(), folder, FileName), err))
 			continue
 		}
 		s.Source = src
@@ -149,21 +168,33 @@ func discoverIn(dir string, src Source) ([]Skill, []error) {
 	return skills, errs
 }
 
+func closeIf(f *os.File) error {
+	if f == nil {
+		return nil
+	}
+	return f.Close()
+}
+
 // Load reads one SKILL.md. It fails when the file cannot be read, has no
-// frontmatter, or lacks a valid name or a description.
+// frontmatter, or lacks a valid name or a description. The skill's folder
+// (the file's directory) is the only place use_skill reads from.
 func Load(path string) (Skill, error) {
-	f, err := os.Open(path)
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return Skill{}, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxSkillFile+1))
+	ws, err := tool.NewWorkspace(filepath.Dir(abs), tool.WithHome(""))
 	if err != nil {
-		return Skill{}, fmt.Errorf("reading: %w", err)
+		return Skill{}, err
 	}
-	truncated := len(data) > maxSkillFile
-	if truncated {
-		data = data[:maxSkillFile]
+	return load(ws, filepath.Base(abs))
+}
+
+// load reads the SKILL.md at path, relative to ws's root.
+func load(ws *tool.Workspace, path string) (Skill, error) {
+	data, truncated, err := ws.ReadFile(path, maxSkillFile)
+	if err != nil {
+		return Skill{}, err
 	}
 	fm, body, err := splitFrontmatter(data)
 	if err != nil {
@@ -187,11 +218,13 @@ func Load(path string) (Skill, error) {
 	if truncated {
 		b += fmt.Sprintf("\n\n[SKILL.md truncated at %d bytes]", maxSkillFile)
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	return Skill{Name: meta.Name, Description: meta.Description, Dir: filepath.Dir(abs), Path: abs, Body: b}, nil
+	rel := filepath.Dir(path)
+	dir := filepath.Join(ws.Root(), rel)
+	return Skill{
+		Name: meta.Name, Description: meta.Description,
+		Dir: dir, Path: filepath.Join(dir, filepath.Base(path)), Body: b,
+		ws: ws, rel: rel,
+	}, nil
 }
 
 // splitFrontmatter separates "---\n<yaml>\n---\n<body>". A UTF-8 BOM and CRLF

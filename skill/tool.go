@@ -3,10 +3,10 @@ package skill
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,7 +59,7 @@ func NewUseSkillTool(skills []Skill) tool.Tool {
 func render(s Skill) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Skill: %s\nFolder: %s\n\n%s\n", s.Name, s.Dir, s.Body)
-	files, more := listFiles(s.Dir)
+	files, more := listFiles(s)
 	if len(files) > 0 {
 		b.WriteString("\nOther files in this skill's folder (read one with use_skill {\"name\": \"" + s.Name + "\", \"file\": \"<path>\"}):\n")
 		for _, f := range files {
@@ -72,32 +72,43 @@ func render(s Skill) string {
 	return b.String()
 }
 
-// listFiles returns up to maxListedFiles regular files below dir (relative,
-// slash-separated, shallowest first, SKILL.md and hidden entries excluded)
-// and how many more there were.
-func listFiles(dir string) (files []string, more int) {
+// listFiles returns up to maxListedFiles regular files below the skill's
+// folder (relative, slash-separated, shallowest first, SKILL.md and hidden
+// entries excluded) and how many more there were. Directories are listed
+// through the skill's workspace; linked directories are not entered.
+func listFiles(s Skill) (files []string, more int) {
+	if s.ws == nil {
+		return nil, 0
+	}
 	var all []string
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			return nil // unreadable entries are simply not listed
+	queue := []string{""}
+	for len(queue) > 0 && len(all) < maxWalkedFiles {
+		sub := queue[0]
+		queue = queue[1:]
+		d, fi, err := s.ws.Open(filepath.Join(s.rel, sub))
+		if err != nil {
+			continue // unreadable entries are simply not listed
 		}
-		if strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
+		var entries []fs.DirEntry
+		if fi.IsDir() {
+			entries, _ = d.ReadDir(-1)
+		}
+		_ = d.Close()
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, e := range entries {
+			name := e.Name()
+			rel := path.Join(filepath.ToSlash(sub), name)
+			switch {
+			case strings.HasPrefix(name, "."):
+			case e.IsDir():
+				queue = append(queue, filepath.FromSlash(rel))
+			case e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0:
+				if rel != FileName && len(all) < maxWalkedFiles {
+					all = append(all, rel)
+				}
 			}
-			return nil
 		}
-		if d.IsDir() {
-			return nil
-		}
-		if len(all) >= maxWalkedFiles {
-			return filepath.SkipAll
-		}
-		if rel, err := filepath.Rel(dir, path); err == nil && rel != FileName {
-			all = append(all, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	}
 	slices.SortStableFunc(all, func(a, b string) int {
 		return strings.Count(a, "/") - strings.Count(b, "/")
 	})
@@ -107,41 +118,41 @@ func listFiles(dir string) (files []string, more int) {
 	return all, 0
 }
 
-// readSkillFile returns a file of the skill's folder. The path must stay
-// inside the folder, symlinks included.
+// readSkillFile returns a file of the skill's folder, read through the
+// skill's workspace. The path must lead inside the folder, symlinks
+// included; pipes and devices are refused before they are opened.
 func readSkillFile(s Skill, rel string) tool.Result {
 	if filepath.IsAbs(rel) {
 		return tool.Errorf("file %q must be relative to the skill's folder", rel)
 	}
-	root, err := filepath.EvalSymlinks(s.Dir)
+	if s.ws == nil {
+		return tool.Errorf("skill %s: its folder was not found by discovery; no files can be read", s.Name)
+	}
+	folder, err := s.ws.Resolve(s.rel)
 	if err != nil {
 		return tool.Errorf("skill %s: folder not readable: %v", s.Name, err)
 	}
-	path, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	// Joined, not cleaned: ".." applies after the links, as when opened.
+	target, err := s.ws.Resolve(s.rel + string(filepath.Separator) + filepath.FromSlash(rel))
 	if err != nil {
-		return tool.Errorf("skill %s has no file %q (use the paths use_skill listed)", s.Name, rel)
-	}
-	if r, err := filepath.Rel(root, path); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 		return tool.Errorf("file %q is outside the skill's folder", rel)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return tool.Errorf("skill %s: cannot read %q: %v", s.Name, rel, err)
+	if r, err := filepath.Rel(folder, target); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return tool.Errorf("file %q is outside the skill's folder", rel)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.IsDir() {
-		return tool.Errorf("%q is a directory, not a file", rel)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSkillRead+1))
-	if err != nil {
-		return tool.Errorf("skill %s: cannot read %q: %v", s.Name, rel, err)
+	data, truncated, err := s.ws.ReadFile(target, maxSkillRead)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return tool.Errorf("skill %s has no file %q (use the paths use_skill listed)", s.Name, rel)
+	case err != nil:
+		return tool.Errorf("skill %s: %v", s.Name, err)
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return tool.Errorf("%q is a binary file", rel)
 	}
 	out := string(data)
-	if len(data) > maxSkillRead {
-		out = strings.ToValidUTF8(string(data[:maxSkillRead]), "") + fmt.Sprintf("\n\n[truncated: only the first %d bytes are shown]", maxSkillRead)
+	if truncated {
+		out = strings.ToValidUTF8(out, "") + fmt.Sprintf("\n\n[truncated: only the first %d bytes are shown]", maxSkillRead)
 	}
 	return tool.Text(out)
 }
