@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/harness9/harness9/internal/atomicfile"
 )
 
 // Plan files on disk. Seed 000 fixes where they go: next to the project when
@@ -31,12 +33,67 @@ const (
 // PlanBase returns the directory plans and tasks are written under:
 // <workdir>/.harness9 when <workdir>/.git exists (a directory, or a file as in
 // worktrees and submodules), else home (the harness9 data directory, e.g.
-// $HARNESS9_HOME or ~/.harness9).
+// $HARNESS9_HOME or ~/.harness9) with its symlinks resolved.
+//
+// Every plan file is written beneath the base's parent directory (an
+// os.Root), so a .harness9, plans/ or tasks/ symlink planted in a repository
+// cannot send a plan file outside the workdir: see openBase. Home is
+// resolved here because it is the user's own setting, and a link there is
+// meant to be followed.
 func PlanBase(workdir, home string) string {
 	if _, err := os.Stat(filepath.Join(workdir, ".git")); err == nil {
 		return filepath.Join(workdir, DataDirName)
 	}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		return real
+	}
 	return home
+}
+
+// openBase opens base as an os.Root, creating it when missing. base is
+// opened beneath its parent directory: for <workdir>/.harness9 that is the
+// workdir, so a .harness9 symlink leading out of it is refused (a symlink
+// to a directory inside it is followed). Everything below base is then
+// reached through the root: plans/ and tasks/ links cannot lead out of it.
+func openBase(base string) (*os.Root, error) {
+	parent, name := filepath.Dir(base), filepath.Base(base)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", parent, err)
+	}
+	pr, err := os.OpenRoot(parent)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", parent, err)
+	}
+	defer pr.Close()
+	if err := pr.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("create %s: %w", base, err)
+	}
+	r, err := pr.OpenRoot(name)
+	if err != nil {
+		return nil, fmt.Errorf("open %s (it must be a directory inside %s, not a link leading out): %w", base, parent, err)
+	}
+	return r, nil
+}
+
+// writeInBase writes data to <base>/<rel> atomically, beneath base.
+func writeInBase(base, rel string, data []byte) error {
+	r, err := openBase(base)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if _, err := atomicfile.Write(r, rel, data); err != nil {
+		return fmt.Errorf("write %s: %w", filepath.Join(base, rel), err)
+	}
+	return nil
+}
+
+// splitUnder splits path, two levels below a base (<base>/<dir>/<file>), into
+// the base and the rest: the writers of this file only know paths of that
+// shape, and the base is where their root is anchored.
+func splitUnder(path string) (base, rel string) {
+	dir := filepath.Dir(path)
+	return filepath.Dir(dir), filepath.Join(filepath.Base(dir), filepath.Base(path))
 }
 
 // FilePlanWriter keeps a session's todo list as a markdown checklist in one
@@ -64,9 +121,10 @@ func OpenFilePlanWriter(path string) *FilePlanWriter { return &FilePlanWriter{pa
 func (w *FilePlanWriter) Path() string { return w.path }
 
 // Write replaces the file with the whole list as a checklist, creating the
-// directories it needs.
+// directories it needs, beneath the base (see PlanBase).
 func (w *FilePlanWriter) Write(todos []TodoItem) error {
-	return writeFileAtomic(w.path, []byte(FormatChecklist("Plan", todos)))
+	base, rel := splitUnder(w.path)
+	return writeInBase(base, rel, []byte(FormatChecklist("Plan", todos)))
 }
 
 // todoFileWriter rewrites a task directory's TODO.md.
@@ -81,7 +139,11 @@ func NewTodoFileWriter(taskDir, title string) PlanWriter {
 }
 
 func (w *todoFileWriter) Write(todos []TodoItem) error {
-	return writeFileAtomic(w.path, []byte(FormatChecklist(w.title, todos)))
+	// path is <base>/tasks/<name>/TODO.md: anchored at the base, like
+	// CreateTaskDir, so a task directory swapped for a link cannot lead out.
+	taskDir := filepath.Dir(w.path)
+	base, rel := splitUnder(taskDir)
+	return writeInBase(base, filepath.Join(rel, TodoFileName), []byte(FormatChecklist(w.title, todos)))
 }
 
 // CreateTaskDir creates <base>/tasks/<unix>-<slug>/ for an approved plan,
@@ -90,12 +152,16 @@ func (w *todoFileWriter) Write(todos []TodoItem) error {
 // that directory already exists the name gets -2, -3, ... so two plans never
 // share a directory.
 func CreateTaskDir(base string, p Plan, todos []TodoItem, now time.Time) (string, error) {
-	tasks := filepath.Join(base, "tasks")
-	if err := os.MkdirAll(tasks, 0o755); err != nil {
+	r, err := openBase(base)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	if err := r.MkdirAll("tasks", 0o755); err != nil {
 		return "", fmt.Errorf("create the tasks directory: %w", err)
 	}
 	stem := fmt.Sprintf("%d-%s", now.Unix(), Slug(p.Title))
-	var dir string
+	var rel string
 	for n := 1; ; n++ {
 		if n > maxTaskDirTries {
 			return "", fmt.Errorf("create a task directory for %q: %d names taken", p.Title, maxTaskDirTries)
@@ -104,10 +170,10 @@ func CreateTaskDir(base string, p Plan, todos []TodoItem, now time.Time) (string
 		if n > 1 {
 			name += "-" + strconv.Itoa(n)
 		}
-		dir = filepath.Join(tasks, name)
+		rel = filepath.Join("tasks", name)
 		// Mkdir, not MkdirAll: an existing directory must be an error, so
 		// two writers racing for one name cannot both get it.
-		err := os.Mkdir(dir, 0o755)
+		err := r.Mkdir(rel, 0o755)
 		if err == nil {
 			break
 		}
@@ -115,11 +181,12 @@ func CreateTaskDir(base string, p Plan, todos []TodoItem, now time.Time) (string
 			return "", fmt.Errorf("create task directory: %w", err)
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(dir, PlanFileName), []byte(FormatPlan(p))); err != nil {
-		return "", err
+	dir := filepath.Join(base, rel)
+	if _, err := atomicfile.Write(r, filepath.Join(rel, PlanFileName), []byte(FormatPlan(p))); err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Join(dir, PlanFileName), err)
 	}
-	if err := NewTodoFileWriter(dir, p.Title).Write(todos); err != nil {
-		return "", err
+	if _, err := atomicfile.Write(r, filepath.Join(rel, TodoFileName), []byte(FormatChecklist(p.Title, todos))); err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Join(dir, TodoFileName), err)
 	}
 	return dir, nil
 }
@@ -213,33 +280,4 @@ func sanitizeID(id string) string {
 		return "session"
 	}
 	return b.String()
-}
-
-// writeFileAtomic writes data to path through a temporary file and a rename,
-// so a reader never sees a half-written plan.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
