@@ -66,6 +66,7 @@ type env struct {
 type globals struct {
 	model   string
 	workdir string
+	sandbox string
 }
 
 // Main runs the harness9 command line and returns the process exit code.
@@ -99,6 +100,7 @@ func run(ctx context.Context, e *env, args []string) int {
 
 func newRoot(e *env) *cobra.Command {
 	g := &globals{}
+	var tf *tuiFlags
 	root := &cobra.Command{
 		Use:   "harness9",
 		Short: "A local-first coding agent whose Plan Mode is enforced in code",
@@ -108,11 +110,13 @@ func newRoot(e *env) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTUI(cmd.Context(), e, g)
+			return runTUI(cmd.Context(), e, g, tf)
 		},
 	}
+	tf = addTUIFlags(root)
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
+	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
 	root.AddCommand(newRunCmd(e, g), newSessionsCmd(e, g), newDemoCmd(e, g), newVersionCmd(e),
 		newSkillsCmd(e, g), newMCPCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
@@ -120,7 +124,7 @@ func newRoot(e *env) *cobra.Command {
 }
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
-	f.Model, f.Workdir = g.model, g.workdir
+	f.Model, f.Workdir, f.Sandbox = g.model, g.workdir, g.sandbox
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)

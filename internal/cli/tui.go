@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,10 +18,31 @@ import (
 	"github.com/harness9/harness9/session"
 )
 
-// demoPace slows the TUI demo's streaming so a person can follow it.
-const demoPace = 12 * time.Millisecond
+// demoPace and demoPause slow the TUI demo so a person can follow it: a
+// few characters per pace, a beat before each step.
+const (
+	demoPace  = 25 * time.Millisecond
+	demoPause = 900 * time.Millisecond
+)
 
-func runTUI(ctx context.Context, e *env, g *globals) error {
+// tuiFlags are the root command's flags that open the TUI on a session.
+type tuiFlags struct {
+	resume string
+	cont   bool
+}
+
+// addTUIFlags adds --resume and --continue to the root command (the TUI).
+func addTUIFlags(root *cobra.Command) *tuiFlags {
+	f := &tuiFlags{}
+	root.Flags().StringVar(&f.resume, "resume", "", "open the TUI on the session with this id (or unique id prefix)")
+	root.Flags().BoolVar(&f.cont, "continue", false, "open the TUI on the latest session of this workdir")
+	return f
+}
+
+func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
+	if tf.resume != "" && tf.cont {
+		return usageErr("use either --resume ID or --continue, not both")
+	}
 	if !e.isTerminal() {
 		return usageErr("%v", tui.ErrNotTerminal)
 	}
@@ -44,7 +66,19 @@ func runTUI(ctx context.Context, e *env, g *globals) error {
 		return err
 	}
 	defer rt.Close()
-	return tuiErr(tui.Run(ctx, rt.tuiOptions(ctx)))
+	opts := rt.tuiOptions(ctx)
+	opts.ResumeID = tf.resume
+	if tf.cont {
+		list, err := rt.store.List(ctx, session.ListOptions{Workdir: c.Workdir, Limit: 1})
+		if err != nil {
+			return withCode(ExitError, err)
+		}
+		if len(list) == 0 {
+			return usageErr("--continue: no earlier session in %s", c.Workdir)
+		}
+		opts.ResumeID = list[0].ID
+	}
+	return tuiErr(tui.Run(ctx, opts))
 }
 
 func tuiErr(err error) error {
@@ -77,6 +111,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			return infos, nil
 		},
 		Workdir:       rt.cfg.Workdir,
+		HistoryFile:   filepath.Join(rt.cfg.Home, "history"),
 		ModelLabel:    rt.cfg.Model,
 		ContextWindow: contextWindow(rt.cfg, rt.resolved),
 		SkillsList: func() []string {
@@ -158,7 +193,7 @@ func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *dem
 }
 
 func demoTUIOptions(ctx context.Context, e *env) (tui.Options, error) {
-	rt, d, err := demoWiring(ctx, e, demo.WithPace(demoPace))
+	rt, d, err := demoWiring(ctx, e, demo.WithPace(demoPace), demo.WithPause(demoPause))
 	if err != nil {
 		return tui.Options{}, err
 	}
@@ -167,6 +202,9 @@ func demoTUIOptions(ctx context.Context, e *env) (tui.Options, error) {
 	opts.DemoBanner = d.Banner
 	opts.InitialPrompt = d.Prompt
 	opts.InitialMode = planning.ModePlan
+	// The demo plays itself up to the review dialog, then the user decides.
+	opts.AutoSend = true
+	opts.HistoryFile = "" // the demo's prompts are not the user's history
 	return opts, nil
 }
 

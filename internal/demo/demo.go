@@ -35,7 +35,8 @@ type Demo struct {
 	// Banner is shown above the session.
 	Banner string
 	// Provider plays the script. It picks its turn from the request's
-	// history, so it needs no state and survives a continuation.
+	// history (which branch of the review the user took, how far execution
+	// got), so it needs no state and survives a continuation.
 	Provider llm.Provider
 	// Model is the label to show and store for the scripted model.
 	Model string
@@ -44,11 +45,15 @@ type Demo struct {
 // Option configures Prepare.
 type Option func(*config)
 
-type config struct{ pace time.Duration }
+type config struct{ pace, pause time.Duration }
 
-// WithPace waits d before each streamed chunk so a person can follow the
-// demo in the TUI. The default (0) plays at full speed, for headless use.
+// WithPace waits d before each streamed chunk (a few characters) so a
+// person can follow the demo in the TUI. The default (0) plays at full
+// speed, for headless use.
 func WithPace(d time.Duration) Option { return func(c *config) { c.pace = d } }
+
+// WithPause waits d before each model turn, a beat per step of the demo.
+func WithPause(d time.Duration) Option { return func(c *config) { c.pause = d } }
 
 // notes is the project's only file before the demo starts; the scripted
 // model reads it in Plan Mode.
@@ -83,15 +88,15 @@ func Prepare(parent string, opts ...Option) (*Demo, error) {
 	if err := gitInit(dir); err != nil {
 		return nil, err
 	}
-	turns := Turns()
-	for i := range turns {
-		turns[i].Delay = c.pace
+	chunk := 0 // the default chunk size at full speed
+	if c.pace > 0 {
+		chunk = 3 // a few characters at a time reads like typing
 	}
 	return &Demo{
 		Workdir:  dir,
 		Prompt:   Prompt,
 		Banner:   Banner + " · workdir " + dir,
-		Provider: scripted.NewHistory(turns...),
+		Provider: &player{pace: c.pace, pause: c.pause, chunk: chunk},
 		Model:    "scripted/demo",
 	}, nil
 }

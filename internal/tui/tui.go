@@ -106,6 +106,21 @@ type Options struct {
 	Output io.Writer
 }
 
+// goodbye prints, after the screen is restored, where the user left off:
+// the session id and the command that resumes it (the demo: its workdir).
+func goodbye(w io.Writer, m *model) {
+	switch {
+	case m.opts.DemoBanner != "" && m.opts.Workdir != "":
+		fmt.Fprintf(w, "The demo's files are in %s\n", m.opts.Workdir)
+	case m.sessionID != "":
+		cmd := "harness9 --resume " + m.sessionID
+		if wd, err := os.Getwd(); err == nil && m.opts.Workdir != "" && wd != m.opts.Workdir {
+			cmd = fmt.Sprintf("harness9 -C %q --resume %s", m.opts.Workdir, m.sessionID)
+		}
+		fmt.Fprintf(w, "Session %s — resume it with: %s\n", m.sessionID, cmd)
+	}
+}
+
 // ErrNotTerminal is returned by Run when stdin is not a terminal.
 var ErrNotTerminal = errors.New("stdin is not a terminal: use `harness9 run PROMPT` (or `harness9 run -` to read the prompt from stdin) for headless use")
 
@@ -129,6 +144,13 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	_, err := p.Run()
+	if err == nil || errors.Is(err, tea.ErrInterrupted) {
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		goodbye(out, m)
+	}
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
 		return nil

@@ -207,7 +207,10 @@ func (m *model) welcome() {
 		text += "\nworkdir: " + m.opts.Workdir
 	}
 	text += "\nShift+Tab switches mode (Plan Mode explores read-only and asks you to approve a plan) · /help lists commands"
-	if m.in.value() != "" {
+	switch {
+	case m.in.value() != "" && m.opts.AutoSend:
+		text += "\nThe demo sends its task by itself; you take over at the plan review."
+	case m.in.value() != "":
 		text += "\nThe prompt below is ready — press Enter to send it."
 	}
 	m.tr.add(&block{kind: blockNotice, text: text})
