@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/reqcache"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -30,6 +31,8 @@ type Provider struct {
 	maxTokens int
 	retry     llm.RetryPolicy
 	client    sdk.ChatCompletionService
+	msgCache  reqcache.Messages[[]byte]
+	toolCache reqcache.Tools[[]byte]
 }
 
 type config struct {
@@ -129,7 +132,7 @@ func (p *Provider) Name() string { return p.name }
 // *llm.ProviderError.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		params, err := p.params(req)
+		body, err := p.body(req)
 		if err != nil {
 			yield(llm.Chunk{}, fmt.Errorf("%s: %w", p.name, err))
 			return
@@ -142,7 +145,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			return !stopped
 		}
 		err = p.retry.Do(ctx, func(ctx context.Context) (bool, error) {
-			return p.attempt(ctx, params, send)
+			return p.attempt(ctx, body, send)
 		})
 		if err != nil && !stopped {
 			yield(llm.Chunk{}, err)
@@ -152,8 +155,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 
 // attempt makes one request and streams its chunks to send. It reports
 // whether any chunk was sent.
-func (p *Provider) attempt(ctx context.Context, params sdk.ChatCompletionNewParams, send func(llm.Chunk) bool) (bool, error) {
-	stream := p.client.NewStreaming(ctx, params)
+func (p *Provider) attempt(ctx context.Context, body []byte, send func(llm.Chunk) bool) (bool, error) {
+	// The body replaces the one the SDK would encode from (empty) params.
+	stream := p.client.NewStreaming(ctx, sdk.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body))
 	defer stream.Close()
 	a := assembler{send: send}
 	events := 0

@@ -9,10 +9,15 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 )
 
-// params converts a provider-neutral request to Chat Completions parameters:
+// referenceParams is the request building harness9 used before it encoded
+// request bodies itself: the SDK's own parameter types, re-encoded whole
+// on every call. The tests keep it as the reference the new encoder must
+// agree with.
+//
+// It converts a provider-neutral request to Chat Completions parameters:
 // the system prompt as the first message, assistant tool calls, tool results
 // as "tool" messages linked by tool_call_id, and usage reporting switched on.
-func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) {
+func (p *Provider) referenceParams(req llm.Request) (sdk.ChatCompletionNewParams, error) {
 	params := sdk.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
 		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: sdk.Bool(true)},
@@ -21,14 +26,14 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}
 	for i, m := range req.Messages {
-		msg, err := message(m)
+		msg, err := referenceMessage(m)
 		if err != nil {
 			return params, fmt.Errorf("message %d: %w", i, err)
 		}
 		params.Messages = append(params.Messages, msg)
 	}
 	for _, t := range req.Tools {
-		tool, err := toolParam(t)
+		tool, err := referenceToolParam(t)
 		if err != nil {
 			return params, err
 		}
@@ -50,7 +55,7 @@ func (p *Provider) params(req llm.Request) (sdk.ChatCompletionNewParams, error) 
 	return params, nil
 }
 
-func message(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
+func referenceMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
 	case llm.RoleUser:
 		return sdk.UserMessage(m.Content), nil
@@ -82,7 +87,7 @@ func message(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
 }
 
-func toolParam(t llm.ToolDef) (sdk.ChatCompletionToolUnionParam, error) {
+func referenceToolParam(t llm.ToolDef) (sdk.ChatCompletionToolUnionParam, error) {
 	var schema shared.FunctionParameters
 	if len(t.InputSchema) > 0 {
 		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {

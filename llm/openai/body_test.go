@@ -1,0 +1,162 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// history is a multi-turn conversation with text, parallel tool calls,
+// empty and malformed arguments, an error result and characters JSON
+// escapes.
+func history() []llm.Message {
+	return []llm.Message{
+		{Role: llm.RoleUser, Content: "list the go files <and> fix & test"},
+		{Role: llm.RoleAssistant, Content: "Looking.", Reasoning: "secret thoughts", ToolCalls: []llm.ToolCall{
+			{ID: "call_1", Name: "glob", Input: json.RawMessage(`{"pattern":"*.go"}`)},
+			{ID: "call_2", Name: "list_files", Input: nil},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "call_1", Name: "glob", Content: "main.go\n\"quoted\"\tü"},
+		{Role: llm.RoleTool, ToolCallID: "call_2", Name: "list_files", Content: "no such dir", IsError: true},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+			{ID: "call_3", Name: "read_file", Input: json.RawMessage(`{"path": "main.go" }`)},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "call_3", Name: "read_file", Content: ""},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+			{ID: "call_4", Name: "bash", Input: json.RawMessage(`{"command": "go test`)},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "call_4", Name: "bash", Content: "invalid arguments", IsError: true},
+		{Role: llm.RoleAssistant, Content: "Done."},
+		{Role: llm.RoleUser, Content: ""},
+	}
+}
+
+var benchTools = []llm.ToolDef{
+	{Name: "glob", Description: "Find files by pattern.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"pattern":{"type":"string","description":"a <glob>"}},"required":["pattern"],"additionalProperties":false}`)},
+	{Name: "noschema", Description: ""},
+	{Name: "nullschema", Description: "null schema", InputSchema: json.RawMessage(`null`)},
+}
+
+// decoded is a JSON document decoded for comparison by meaning.
+func decoded(t *testing.T, raw []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, raw)
+	}
+	return v
+}
+
+// reference is what the SDK encoded from the parameters harness9 built
+// before it encoded bodies itself, with the "stream" the SDK adds.
+func reference(t *testing.T, p *Provider, req llm.Request) any {
+	t.Helper()
+	params, err := p.referenceParams(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := decoded(t, raw).(map[string]any)
+	v["stream"] = true
+	return v
+}
+
+func TestBodyMatchesTheSDKEncoding(t *testing.T) {
+	for _, name := range []string{"openai", "ollama"} {
+		t.Run(name, func(t *testing.T) {
+			p := New(WithName(name), WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
+			msgs := history()
+			// Turn by turn, as an agent grows its history: later requests
+			// reuse cached encodings and must still match.
+			for n := 1; n <= len(msgs); n++ {
+				req := llm.Request{Model: "gpt-4.1", System: "You are <harness9>.", Messages: msgs[:n],
+					Tools: benchTools, MaxTokens: 100 * n % 300}
+				got, err := p.body(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, w := decoded(t, got), reference(t, p, req); !reflect.DeepEqual(g, w) {
+					t.Fatalf("%d messages:\n got %s\nwant %s", n, got, mustJSON(w))
+				}
+			}
+		})
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestBodyNoticesInPlaceChanges(t *testing.T) {
+	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
+	msgs := history()
+	req := llm.Request{Model: "m", Messages: msgs}
+	if _, err := p.body(req); err != nil {
+		t.Fatal(err)
+	}
+	// Changed in place after it was sent: the cache must notice.
+	msgs[1].ToolCalls[0].Input[2] = 'P'
+	msgs[3].IsError = false
+	msgs[8].Content = "Done!"
+	got, err := p.body(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := decoded(t, got), reference(t, p, req); !reflect.DeepEqual(g, w) {
+		t.Fatalf("after in-place changes:\n got %s\nwant %s", got, mustJSON(w))
+	}
+}
+
+func TestBodyErrors(t *testing.T) {
+	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
+	_, err := p.body(llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser}, {Role: "robot"}}})
+	if err == nil || err.Error() != `message 1: unknown role "robot"` {
+		t.Errorf("unknown role: %v", err)
+	}
+	_, err = p.body(llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "x", InputSchema: json.RawMessage(`[1]`)}}})
+	if err == nil {
+		t.Error("a schema that is not an object was accepted")
+	}
+}
+
+// BenchmarkBody compares building the body of a long session's request
+// with the cache (what Stream does) against the SDK's encoding of the same
+// request (what it did before).
+func BenchmarkBody(b *testing.B) {
+	var msgs []llm.Message
+	for i := range 2000 {
+		id := fmt.Sprintf("call_%d", i)
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, Content: "Calling the tool once more.",
+				ToolCalls: []llm.ToolCall{{ID: id, Name: "noop", Input: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: "noop", Content: "ok"})
+	}
+	req := llm.Request{Model: "gpt-4o", System: "You are harness9.", Messages: msgs, Tools: benchTools}
+	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := p.body(req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sdk", func(b *testing.B) {
+		for b.Loop() {
+			params, err := p.referenceParams(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(params); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,173 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// The request body is built here with encoding/json rather than through the
+// SDK's parameter types: the SDK re-encodes the whole history on every
+// call, which made a turn's cost grow with the session. Each message and
+// tool definition is encoded once (see reqcache) and the body is assembled
+// from those pieces; the SDK still sends it, streams, and reports errors.
+
+// wireMessage is one Chat Completions input message.
+type wireMessage struct {
+	Role       string     `json:"role"`
+	Content    *string    `json:"content,omitempty"`
+	ToolCallID *string    `json:"tool_call_id,omitempty"`
+	ToolCalls  []wireCall `json:"tool_calls,omitempty"`
+}
+
+type wireCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type wireTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// defaultParameters stands in for a tool without an input schema.
+var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// body encodes a provider-neutral request as a streaming Chat Completions
+// body: the system prompt as the first message, assistant tool calls, tool
+// results as "tool" messages linked by tool_call_id, and usage reporting
+// switched on. "stream" comes first so that the SDK, which sets it again,
+// finds it without scanning the body.
+func (p *Provider) body(req llm.Request) ([]byte, error) {
+	msgs, i, err := p.msgCache.Encode(req.Messages, encodeMessage)
+	if err != nil {
+		return nil, fmt.Errorf("message %d: %w", i, err)
+	}
+	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
+	if err != nil {
+		return nil, err
+	}
+	size := 256 + len(req.Model) + 2*len(req.System)
+	for _, m := range msgs {
+		size += len(m) + 1
+	}
+	for _, t := range tools {
+		size += len(t) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"stream":true,"model":`...)
+	b = appendString(b, req.Model)
+	b = append(b, `,"messages":[`...)
+	sep := false
+	if req.System != "" {
+		b = append(b, `{"role":"system","content":`...)
+		b = appendString(b, req.System)
+		b = append(b, '}')
+		sep = true
+	}
+	for _, m := range msgs {
+		if sep {
+			b = append(b, ',')
+		}
+		b, sep = append(b, m...), true
+	}
+	b = append(b, ']')
+	if len(tools) > 0 {
+		b = append(b, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, t...)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"stream_options":{"include_usage":true}`...)
+	maxTokens := req.MaxTokens
+	if maxTokens == 0 {
+		maxTokens = p.maxTokens
+	}
+	if maxTokens > 0 {
+		// OpenAI's reasoning models refuse max_tokens; most compatible
+		// servers only know max_tokens.
+		if p.name == "openai" {
+			b = append(b, `,"max_completion_tokens":`...)
+		} else {
+			b = append(b, `,"max_tokens":`...)
+		}
+		b = strconv.AppendInt(b, int64(maxTokens), 10)
+	}
+	return append(b, '}'), nil
+}
+
+func encodeMessage(m llm.Message) ([]byte, error) {
+	w := wireMessage{Role: string(m.Role)}
+	switch m.Role {
+	case llm.RoleUser:
+		w.Content = &m.Content
+	case llm.RoleTool:
+		w.Content, w.ToolCallID = &m.Content, &m.ToolCallID
+	case llm.RoleAssistant:
+		// Reasoning is not sent back: DeepSeek rejects reasoning_content in
+		// input messages, and OpenAI has no field for it.
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			w.Content = &m.Content
+		}
+		w.ToolCalls = make([]wireCall, len(m.ToolCalls))
+		for i, c := range m.ToolCalls {
+			wc := &w.ToolCalls[i]
+			wc.ID, wc.Type, wc.Function.Name = c.ID, "function", c.Name
+			wc.Function.Arguments = string(c.Input)
+			if len(c.Input) == 0 {
+				wc.Function.Arguments = "{}"
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unknown role %q", m.Role)
+	}
+	return marshal(w)
+}
+
+func encodeTool(t llm.ToolDef) ([]byte, error) {
+	params := defaultParameters
+	if len(t.InputSchema) > 0 {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(t.InputSchema, &obj); err != nil {
+			return nil, fmt.Errorf("tool %s: input schema is not a JSON object: %w", t.Name, err)
+		}
+		if obj != nil { // "null" means no schema; the encoder compacts the rest
+			params = t.InputSchema
+		}
+	}
+	w := wireTool{Type: "function"}
+	w.Function.Name, w.Function.Description, w.Function.Parameters = t.Name, t.Description, params
+	return marshal(w)
+}
+
+// marshal encodes v without escaping <, > and &: the text goes to a model,
+// not into HTML, and escaped code would only cost tokens.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	enc, _ := marshal(s) // a string always encodes
+	return append(b, enc...)
+}
