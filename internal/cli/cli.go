@@ -66,7 +66,6 @@ type env struct {
 type globals struct {
 	model   string
 	workdir string
-	sandbox string
 }
 
 // Main runs the harness9 command line and returns the process exit code.
@@ -116,7 +115,6 @@ func newRoot(e *env) *cobra.Command {
 	tf = addTUIFlags(root)
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
-	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
 	root.AddCommand(newRunCmd(e, g), newSessionsCmd(e, g), newDemoCmd(e, g), newVersionCmd(e),
 		newSkillsCmd(e, g), newMCPCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
@@ -124,7 +122,7 @@ func newRoot(e *env) *cobra.Command {
 }
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
-	f.Model, f.Workdir, f.Sandbox = g.model, g.workdir, g.sandbox
+	f.Model, f.Workdir = g.model, g.workdir
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
