@@ -101,7 +101,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turn
 		e.status = planning.StatusRunning
 	}
 	e.mu.Unlock()
-	gate := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithWorkspace(e.ws))
+	gate := e.gateFor(mode)
 	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining}
 }
 
@@ -128,12 +128,13 @@ func (l *turnLoop) addPrompt(ctx context.Context, prompt string) error {
 	return l.e.appendMessage(ctx, llm.Message{Role: llm.RoleUser, Content: prompt})
 }
 
-// request builds the next model call from the effective history.
+// request builds the next model call from the effective history, in the
+// shape providers accept whatever order the store holds (requestHistory).
 func (l *turnLoop) request() llm.Request {
 	return llm.Request{
 		Model:    l.e.cfg.model,
 		System:   l.e.cfg.system,
-		Messages: l.e.effectiveHistory(),
+		Messages: requestHistory(l.e.effectiveHistory()),
 		Tools:    l.defs,
 	}
 }

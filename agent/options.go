@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"time"
@@ -45,6 +46,7 @@ type config struct {
 	now            func() time.Time
 	resultHook     ResultHook
 	planWriters    []planning.PlanWriter
+	claim          func(ctx context.Context, sessionID string) error
 }
 
 // ResultHook may amend a successful tool result before the model sees it and
@@ -92,6 +94,15 @@ func WithStore(s session.Store) Option { return func(c *config) { c.store = s } 
 // WithSession resumes the stored session with this id (or unique id
 // prefix): its history, todos, plan and status are loaded by New.
 func WithSession(id string) Option { return func(c *config) { c.sessionID = id } }
+
+// WithSessionClaim makes the engine call claim before it writes to a
+// session: in New, for the session WithSession names (before its history
+// is loaded), and in the first Run, right after it creates a new session.
+// An error from claim fails New or that run, so a program can keep one
+// writer per session; harness9's CLI takes session.AcquireLock there.
+func WithSessionClaim(claim func(ctx context.Context, sessionID string) error) Option {
+	return func(c *config) { c.claim = claim }
+}
 
 // WithWorkdir sets the directory the agent works in (default: the current
 // directory). It decides where plan files land.

@@ -32,6 +32,10 @@ func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
 		s.ID = newID()
 	} else if err := e.cfg.store.Create(detached(ctx), s); err != nil {
 		return fmt.Errorf("agent: could not create the session: %w", err)
+	} else if e.cfg.claim != nil {
+		if err := e.cfg.claim(ctx, s.ID); err != nil {
+			return fmt.Errorf("agent: cannot take the new session %s: %w", s.ID, err)
+		}
 	}
 	e.sess = s
 	return nil
@@ -92,6 +96,13 @@ func (e *Engine) resume(ctx context.Context, id string) error {
 	}
 	if s.Workdir != "" && !sameDir(s.Workdir, e.cfg.workdir) {
 		return &WorkdirError{SessionID: s.ID, SessionWorkdir: s.Workdir, Workdir: e.cfg.workdir}
+	}
+	if e.cfg.claim != nil {
+		// Before the history is read: a session another process is
+		// writing is neither loaded nor written.
+		if err := e.cfg.claim(ctx, s.ID); err != nil {
+			return err
+		}
 	}
 	msgs, err := st.Messages(ctx, s.ID)
 	if err != nil {
@@ -195,47 +206,6 @@ func (e *Engine) appendMessage(ctx context.Context, m llm.Message) error {
 	}
 	e.history = append(e.history, m)
 	return nil
-}
-
-// repairHistory answers tool calls left without a result by a run that was
-// killed mid-tool, so the history stays valid for every provider.
-func (e *Engine) repairHistory(ctx context.Context) error {
-	for _, call := range e.danglingCalls() {
-		msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, IsError: true,
-			Content: "interrupted: the previous run ended before this call finished; check its effects before retrying"}
-		if err := e.appendMessage(ctx, msg); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (e *Engine) danglingCalls() []llm.ToolCall {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	last := -1
-	for i := len(e.history) - 1; i >= 0; i-- {
-		if e.history[i].Role == llm.RoleAssistant {
-			last = i
-			break
-		}
-	}
-	if last < 0 {
-		return nil
-	}
-	answered := map[string]bool{}
-	for _, m := range e.history[last+1:] {
-		if m.Role == llm.RoleTool {
-			answered[m.ToolCallID] = true
-		}
-	}
-	var out []llm.ToolCall
-	for _, c := range e.history[last].ToolCalls {
-		if !answered[c.ID] {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // effectiveHistory is what the model sees: the compaction summary standing

@@ -1,0 +1,137 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// interruptedResult answers a tool call whose result was never stored: the
+// process running it was killed, or (before sessions had one writer) two
+// processes interleaved their messages.
+const interruptedResult = "interrupted: the previous run ended before this call finished; check its effects before retrying"
+
+// repairHistory stores an answer for every tool call of the history that
+// has none, so the transcript shows what happened to it. The answers land
+// at the end of the history; requestHistory puts each next to its call.
+func (e *Engine) repairHistory(ctx context.Context) error {
+	for _, call := range e.unansweredCalls() {
+		msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, IsError: true, Content: interruptedResult}
+		if err := e.appendMessage(ctx, msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) unansweredCalls() []llm.ToolCall {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []llm.ToolCall
+	for _, c := range bindResults(e.history) {
+		if c.result < 0 {
+			out = append(out, c.call)
+		}
+	}
+	return out
+}
+
+// boundCall is a tool call and the index of the message answering it, or
+// -1 when nothing answers it.
+type boundCall struct {
+	call   llm.ToolCall
+	at     int // index of the assistant message making the call
+	result int
+}
+
+// bindResults pairs every tool call in msgs with the first tool message
+// after it that carries its id and answers no earlier call. A tool message
+// bound to no call (a second answer, an answer before its call, an answer
+// whose call a compaction summary replaced) is left unbound.
+func bindResults(msgs []llm.Message) []boundCall {
+	byID := map[string][]int{} // tool message indices per call id, in order
+	for i, m := range msgs {
+		if m.Role == llm.RoleTool {
+			byID[m.ToolCallID] = append(byID[m.ToolCallID], i)
+		}
+	}
+	var out []boundCall
+	for i, m := range msgs {
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		for _, c := range m.ToolCalls {
+			b := boundCall{call: c, at: i, result: -1}
+			q := byID[c.ID]
+			for len(q) > 0 && q[0] < i {
+				q = q[1:] // answers before the call answer nothing
+			}
+			if len(q) > 0 {
+				b.result, q = q[0], q[1:]
+			}
+			byID[c.ID] = q
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// requestHistory returns msgs in the shape every provider accepts: each
+// assistant message's tool calls answered, once each, by the tool messages
+// right after it. A stored history normally has that shape already and is
+// returned as it is. One that does not (a killed run, a result stored out of
+// order, two processes interleaving) is rebuilt: answers move next to their
+// call, a call without one gets an "interrupted" error result, and a tool
+// message answering no call is left out. Nothing in the store changes.
+func requestHistory(msgs []llm.Message) []llm.Message {
+	if wellFormed(msgs) {
+		return msgs
+	}
+	calls := bindResults(msgs)
+	out := make([]llm.Message, 0, len(msgs)+1)
+	next := 0 // first entry of calls not yet emitted
+	for i, m := range msgs {
+		if m.Role == llm.RoleTool {
+			continue // emitted after its call, or dropped
+		}
+		out = append(out, m)
+		for next < len(calls) && calls[next].at == i {
+			c := calls[next]
+			if c.result >= 0 {
+				out = append(out, msgs[c.result])
+			} else {
+				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.call.ID, Name: c.call.Name, IsError: true, Content: interruptedResult})
+			}
+			next++
+		}
+	}
+	return out[:len(out):len(out)]
+}
+
+// wellFormed reports whether every tool call in msgs is answered by exactly
+// one of the tool messages directly after its assistant message, and every
+// tool message is such an answer.
+func wellFormed(msgs []llm.Message) bool {
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		i++
+		if m.Role == llm.RoleTool {
+			return false
+		}
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		want := make(map[string]int, len(m.ToolCalls))
+		for _, c := range m.ToolCalls {
+			want[c.ID]++
+		}
+		for range m.ToolCalls {
+			if i >= len(msgs) || msgs[i].Role != llm.RoleTool || want[msgs[i].ToolCallID] == 0 {
+				return false
+			}
+			want[msgs[i].ToolCallID]--
+			i++
+		}
+	}
+	return true
+}

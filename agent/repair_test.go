@@ -1,0 +1,147 @@
+package agent
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/harness9/harness9/llm"
+)
+
+func call(id string) llm.ToolCall { return llm.ToolCall{ID: id, Name: "t", Input: []byte(`{}`)} }
+
+func result(id string) llm.Message {
+	return llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: "t", Content: "out " + id}
+}
+
+// turnOf is one writer's part of a conversation: a prompt, an assistant
+// message calling ids, and the results of those calls.
+func turnOf(name string, ids ...string) []llm.Message {
+	var calls []llm.ToolCall
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "prompt " + name}}
+	for _, id := range ids {
+		calls = append(calls, call(id))
+	}
+	msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: "assistant " + name, ToolCalls: calls})
+	for _, id := range ids {
+		msgs = append(msgs, result(id))
+	}
+	return msgs
+}
+
+// interleave merges a and b keeping each one's own order, choosing the
+// source of each message with r.
+func interleave(r *rand.Rand, a, b []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		if len(b) == 0 || len(a) > 0 && r.IntN(2) == 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return out
+}
+
+// checkRepaired asserts the properties requestHistory promises for in.
+func checkRepaired(t *testing.T, in, out []llm.Message) {
+	t.Helper()
+	if !wellFormed(out) {
+		t.Fatalf("not well formed:\n%s", dump(out))
+	}
+	// Every non-tool message is kept, in order.
+	var want, got []string
+	for _, m := range in {
+		if m.Role != llm.RoleTool {
+			want = append(want, m.Content)
+		}
+	}
+	for _, m := range out {
+		if m.Role != llm.RoleTool {
+			got = append(got, m.Content)
+		}
+	}
+	if fmt.Sprint(want) != fmt.Sprint(got) {
+		t.Fatalf("non-tool messages changed: %v, want %v", got, want)
+	}
+	// A call answered after it in the input keeps that answer.
+	for _, b := range bindResults(in) {
+		if b.result < 0 {
+			continue
+		}
+		found := false
+		for _, m := range out {
+			if m.Role == llm.RoleTool && m.ToolCallID == b.call.ID && m.Content == in[b.result].Content {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("the stored answer of %s was lost:\n%s", b.call.ID, dump(out))
+		}
+	}
+}
+
+func dump(msgs []llm.Message) string {
+	s := ""
+	for _, m := range msgs {
+		s += fmt.Sprintf("  %s %q calls=%d id=%s\n", m.Role, m.Content, len(m.ToolCalls), m.ToolCallID)
+	}
+	return s
+}
+
+func TestRequestHistoryKeepsAWellFormedHistory(t *testing.T) {
+	in := append(turnOf("a", "a1", "a2"), llm.Message{Role: llm.RoleAssistant, Content: "done"})
+	out := requestHistory(in)
+	if &out[0] != &in[0] || len(out) != len(in) {
+		t.Fatal("a well-formed history was copied or changed")
+	}
+}
+
+func TestRequestHistoryRepairsKnownShapes(t *testing.T) {
+	for name, in := range map[string][]llm.Message{
+		// Two processes on one session: user A, user B, call, call, result, result.
+		"two writers": {
+			{Role: llm.RoleUser, Content: "A"}, {Role: llm.RoleUser, Content: "B"},
+			{Role: llm.RoleAssistant, Content: "call a", ToolCalls: []llm.ToolCall{call("a")}},
+			{Role: llm.RoleAssistant, Content: "call b", ToolCalls: []llm.ToolCall{call("b")}},
+			result("a"), result("b"),
+		},
+		"killed mid-tool": append(turnOf("x", "x1", "x2")[:3], llm.Message{Role: llm.RoleUser, Content: "again"}),
+		"results reversed": {
+			{Role: llm.RoleUser, Content: "p"},
+			{Role: llm.RoleAssistant, Content: "two", ToolCalls: []llm.ToolCall{call("1"), call("2")}},
+			result("2"), result("1"),
+		},
+		"answer before its call": {result("z"), {Role: llm.RoleAssistant, Content: "z", ToolCalls: []llm.ToolCall{call("z")}}},
+		"duplicate answer":       append(turnOf("d", "d1"), result("d1")),
+		"orphan answer":          {{Role: llm.RoleUser, Content: "p"}, result("nobody")},
+		"id reused by a later call": append(turnOf("r", "same"),
+			turnOf("s", "same")...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := requestHistory(in)
+			checkRepaired(t, in, out)
+		})
+	}
+}
+
+// Every interleaving of two writers' turns (and of a truncated turn, as a
+// kill leaves it) is repaired into a history a provider accepts.
+func TestRequestHistoryRepairsRandomInterleavings(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		a := turnOf(fmt.Sprintf("a%d", i), "a1", "a2")
+		b := turnOf(fmt.Sprintf("b%d", i), "b1", "b2", "b3")
+		a = a[:1+r.IntN(len(a))] // a kill may cut a writer short
+		in := interleave(r, a, b)
+		if r.IntN(3) == 0 {
+			in = append(turnOf("before", "p1"), in...)
+		}
+		out := requestHistory(in)
+		checkRepaired(t, in, out)
+		// Repairing twice changes nothing more.
+		if again := requestHistory(out); len(again) != len(out) {
+			t.Fatalf("repair is not idempotent:\n%s", dump(out))
+		}
+	}
+}
