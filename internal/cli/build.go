@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/harness9/harness9/agent"
@@ -18,6 +19,7 @@ import (
 	"github.com/harness9/harness9/llm/anthropic"
 	"github.com/harness9/harness9/llm/openai"
 	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/skill"
@@ -98,13 +100,21 @@ type wiring struct {
 	skills   []skill.Skill
 	mcp      *mcptool.Manager
 	logger   *slog.Logger
+	sandbox  *sandbox.Sandbox // nil when the user turned it off
+
+	// lockMu guards held: the lock of the session this process writes to
+	// (one at a time; the TUI moves it when the user switches sessions).
+	lockMu  sync.Mutex
+	held    *session.Lock
+	heldID  string
+	noLocks bool // the OS has no advisory locks; warned once
 }
 
 // newRuntime opens the store and gathers tools, skills, MCP servers and the
 // system prompt. Close releases them.
 func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer) (*wiring, error) {
 	rt := &wiring{cfg: c, provider: p, resolved: r, logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	ws, err := tool.NewWorkspace(c.Workdir)
+	ws, err := tool.NewWorkspace(c.Workdir, tool.WithDenied(c.Home))
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 	}
@@ -112,7 +122,10 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	for _, p := range c.Providers {
 		keyVars = append(keyVars, p.APIKeyEnv)
 	}
-	rt.tools = builtin.All(ws, builtin.WithHiddenEnv(keyVars...))
+	if rt.sandbox, err = newSandbox(c, ws, os.Getenv); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, keyVars)...)
 	skills, problems := skill.Discover(c.Workdir, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("skill skipped", "problem", p)
@@ -146,8 +159,12 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	return rt, nil
 }
 
-// Close stops MCP servers and closes the store.
+// Close stops MCP servers, releases the session lock and closes the store.
 func (rt *wiring) Close() {
+	rt.lockMu.Lock()
+	_ = rt.held.Release()
+	rt.held = nil
+	rt.lockMu.Unlock()
 	if rt.mcp != nil {
 		rt.mcp.Close()
 	}
@@ -214,6 +231,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithMaxExecRounds(c.MaxExecRounds),
 		agent.WithLogger(rt.logger),
 		agent.WithResultHook(skill.NestedAgentsHook(c.Workdir, agentsMDLimit)),
+		agent.WithSessionClaim(rt.claim),
 	}
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))
@@ -231,4 +249,28 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		return nil, withCode(ExitError, err)
 	}
 	return e, nil
+}
+
+// claim makes this process the one writer of session id (DESIGN §4): it
+// takes the session's lock beside the database and gives up the lock of
+// the session it wrote to before, if any. A session another live process
+// holds fails with a *session.BusyError naming that process.
+func (rt *wiring) claim(_ context.Context, id string) error {
+	rt.lockMu.Lock()
+	defer rt.lockMu.Unlock()
+	if rt.noLocks || (rt.held != nil && rt.heldID == id) {
+		return nil
+	}
+	l, err := session.AcquireLock(session.LockDir(rt.cfg.Home), id)
+	if errors.Is(err, errors.ErrUnsupported) {
+		rt.noLocks = true
+		rt.logger.Warn("sessions are not locked on this system: do not run one session from two processes", "err", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_ = rt.held.Release()
+	rt.held, rt.heldID = l, id
+	return nil
 }
