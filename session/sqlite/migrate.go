@@ -73,6 +73,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOwnership(ctx, db, cur); err != nil {
+		return err
+	}
 	if cur > len(ms) {
 		return fmt.Errorf("database schema version %d is newer than this harness9 supports (%d): upgrade harness9 or use another HARNESS9_HOME", cur, len(ms))
 	}
