@@ -22,7 +22,8 @@ type RoundFunc func(ctx context.Context, prompt string) error
 
 // Observer follows an execution. Round is called before each round with the
 // completed and total item counts at that moment; Stalled once, when the
-// execution gives up, with the number of rounds it ran.
+// execution gives up, with the number of rounds in a row that completed no
+// item (the stall threshold, or fewer, even 0, when MaxRounds ended it).
 type Observer interface {
 	Round(round, done, total int)
 	Stalled(rounds int)
@@ -123,7 +124,7 @@ func (x *Executor) Run(ctx context.Context) (ExecOutcome, error) {
 			return ExecStalled, err
 		}
 		if round > x.maxRounds {
-			x.stalled(round - 1)
+			x.stalled(stuck)
 			return ExecStalled, nil
 		}
 		if x.observer != nil {
@@ -148,7 +149,7 @@ func (x *Executor) Run(ctx context.Context) (ExecOutcome, error) {
 		}
 		prevDone = done
 		if stuck >= x.threshold {
-			x.stalled(round)
+			x.stalled(stuck)
 			return ExecStalled, nil
 		}
 	}

@@ -116,6 +116,25 @@ func TestExecutorProgressResetsCounter(t *testing.T) {
 	}
 }
 
+// The stall counts the rounds without progress, not every round run: a
+// first round that completed an item is not one of them.
+func TestExecutorStallCountsRoundsWithoutProgress(t *testing.T) {
+	m := newFake(5, func(round int, items []TodoItem) []TodoItem {
+		if round == 1 {
+			return setFirst(items, TodoPending, TodoCompleted)
+		}
+		return items
+	})
+	obs := &recordingObserver{}
+	out, err := NewExecutor(m.run, m.store.Read, WithObserver(obs)).Run(context.Background())
+	if err != nil || out != ExecStalled || len(m.prompts) != 4 {
+		t.Fatalf("Run = %v, %v after %d rounds; want stalled after 4", out, err, len(m.prompts))
+	}
+	if !reflect.DeepEqual(obs.stalled, []int{DefaultStallThreshold}) {
+		t.Errorf("Stalled calls = %v, want [%d]", obs.stalled, DefaultStallThreshold)
+	}
+}
+
 func TestExecutorCompletes(t *testing.T) {
 	m := newFake(3, func(_ int, items []TodoItem) []TodoItem {
 		return setFirst(items, TodoPending, TodoCompleted)
@@ -162,8 +181,8 @@ func TestExecutorMaxRounds(t *testing.T) {
 	if err != nil || out != ExecStalled || len(m.prompts) != 5 {
 		t.Fatalf("Run = %v, %v after %d rounds; want stalled after 5", out, err, len(m.prompts))
 	}
-	if !reflect.DeepEqual(obs.stalled, []int{5}) {
-		t.Errorf("Stalled calls = %v, want [5]", obs.stalled)
+	if !reflect.DeepEqual(obs.stalled, []int{0}) {
+		t.Errorf("Stalled calls = %v, want [0] (every round completed an item)", obs.stalled)
 	}
 }
 
