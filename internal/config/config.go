@@ -229,7 +229,7 @@ func (c *Config) readFile() error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", c.File, err)
+		return fmt.Errorf("cannot read %s: %w; fix it, or set %s to another data directory", c.File, err, EnvHome)
 	}
 	var f file
 	dec := toml.NewDecoder(strings.NewReader(string(data)))
