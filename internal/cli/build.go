@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -35,12 +36,50 @@ const agentsMDLimit = 32 * 1024
 const mcpStartTimeout = 10 * time.Second
 
 func openStore(c *config.Config) (session.Store, error) {
-	s, err := sqlite.Open(session.DefaultPath(c.Home))
+	if err := checkHomeWritable(c.Home); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	path := session.DefaultPath(c.Home)
+	s, err := sqlite.Open(path)
 	if err != nil {
-		return nil, withCode(ExitError, fmt.Errorf("cannot open the session database (is %s writable? set %s to move it): %w",
-			c.Home, config.EnvHome, err))
+		return nil, withCode(ExitUsage, dbProblem(path, err))
 	}
 	return s, nil
+}
+
+// checkHomeWritable makes sure the data directory exists and takes files,
+// so that its failure is reported as what it is rather than as a database
+// error.
+func checkHomeWritable(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("the data directory %s cannot be created (%w); set %s to a writable directory", home, err, config.EnvHome)
+	}
+	f, err := os.CreateTemp(home, ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("the data directory %s is not writable (%w); fix its permissions or set %s to a writable directory",
+			home, errors.Unwrap(err), config.EnvHome)
+	}
+	name := f.Name()
+	_ = f.Close()
+	_ = os.Remove(name)
+	return nil
+}
+
+// dbProblem words a failure to open the session database for the person
+// who has to fix it: a file that is unreadable by permissions, or one that
+// is damaged or not harness9's, which has to be moved aside.
+func dbProblem(path string, err error) error {
+	if f, ferr := os.OpenFile(path, os.O_RDWR, 0); ferr != nil {
+		if errors.Is(ferr, fs.ErrPermission) {
+			return fmt.Errorf("the session database %s is not readable and writable by you (%w); fix its permissions (chmod 600 %s) or set %s to another directory",
+				path, ferr, shellQuote(path), config.EnvHome)
+		}
+	} else {
+		_ = f.Close()
+	}
+	return fmt.Errorf("the session database %s cannot be used: %w. If it is damaged or not a harness9 database, move it aside "+
+		"(mv %s %s.bad) and harness9 starts a new one; or set %s to another directory",
+		path, err, shellQuote(path), shellQuote(path), config.EnvHome)
 }
 
 // newProvider builds the provider c.Model names. Configuration problems are

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -66,6 +67,7 @@ type env struct {
 type globals struct {
 	model   string
 	workdir string
+	sandbox string
 }
 
 // Main runs the harness9 command line and returns the process exit code.
@@ -115,14 +117,42 @@ func newRoot(e *env) *cobra.Command {
 	tf = addTUIFlags(root)
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
-	root.AddCommand(newRunCmd(e, g), newSessionsCmd(e, g), newDemoCmd(e, g), newVersionCmd(e),
-		newSkillsCmd(e, g), newMCPCmd(e, g))
+	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
+	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
+		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	return root
 }
 
+// requireSubcommand makes a command that only groups others (sessions,
+// skills, mcp) fail with a usage error when it is run bare or with an
+// unknown subcommand, naming the valid ones; cobra would print the help
+// and exit 0.
+func requireSubcommand(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		valid := strings.Join(names, ", ")
+		if len(args) == 0 {
+			return usageErr("%s needs a command: one of %s (see %s --help)", c.CommandPath(), valid, c.CommandPath())
+		}
+		msg := fmt.Sprintf("unknown command %q for %s; valid commands: %s", args[0], c.CommandPath(), valid)
+		if sug := c.SuggestionsFor(args[0]); len(sug) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
+		}
+		return usageErr("%s", msg)
+	}
+	return cmd
+}
+
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
-	f.Model, f.Workdir = g.model, g.workdir
+	f.Model, f.Workdir, f.Sandbox = g.model, g.workdir, g.sandbox
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)

@@ -127,10 +127,9 @@ func jsonlObject(ev agent.Event) object {
 	case agent.Compacted:
 		o = o.set("before_tokens", e.BeforeTokens, "after_tokens", e.AfterTokens)
 		if e.Fallback {
-			o = o.set("fallback", true)
-		}
-		if e.Note != "" {
-			o = o.set("note", e.Note)
+			// The note says why summarising failed; a successful
+			// compaction needs no words beyond its numbers.
+			o = o.set("fallback", true, "note", e.Note)
 		}
 	case agent.UsageUpdate:
 		o = o.set("input_tokens", e.Usage.InputTokens, "output_tokens", e.Usage.OutputTokens)

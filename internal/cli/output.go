@@ -101,7 +101,11 @@ func (o *output) human(ev agent.Event) {
 	case agent.ExecRound:
 		fmt.Fprintf(w, "── execution round %d · %d/%d done\n", e.Round, e.Done, e.Total)
 	case agent.Stalled:
-		fmt.Fprintf(w, "⚠ execution stalled: no item completed in %d rounds; describe the next step to continue\n", e.Rounds)
+		if e.Rounds == 0 {
+			fmt.Fprintln(w, "⚠ execution stopped: it reached the round limit (max_exec_rounds in [planning] of config.toml)")
+		} else {
+			fmt.Fprintf(w, "⚠ execution stalled: %d rounds in a row completed no todo item\n", e.Rounds)
+		}
 	case agent.Compacted:
 		fmt.Fprintf(w, "context compacted: %d → %d tokens %s\n", e.BeforeTokens, e.AfterTokens, e.Note)
 	case agent.Error:

@@ -8,11 +8,14 @@ import (
 	"io"
 	"iter"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 )
@@ -32,6 +35,8 @@ type runFlags struct {
 	json          bool
 	maxTurns      int
 	contextWindow int
+	// set reports whether a flag was given on the command line.
+	set func(name string) bool
 }
 
 func newRunCmd(e *env, g *globals) *cobra.Command {
@@ -45,6 +50,7 @@ func newRunCmd(e *env, g *globals) *cobra.Command {
 			"config error, 3 stalled, 130 interrupted.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.set = cmd.Flags().Changed
 			return runHeadless(cmd.Context(), e, g, f, args)
 		},
 	}
@@ -73,21 +79,72 @@ func (f *runFlags) validate(e *env) error {
 	if f.resume != "" && f.cont {
 		return usageErr("use either --resume ID or --continue, not both")
 	}
+	// 0 is the flags' "not given"; given explicitly it is a mistake, not
+	// the default.
+	if f.set != nil && f.set("max-turns") && f.maxTurns < 1 {
+		return usageErr("--max-turns must be at least 1, not %d (leave it out for the default, config max_turns)", f.maxTurns)
+	}
+	if f.set != nil && f.set("context-window") && f.contextWindow < 1 {
+		return usageErr("--context-window must be a positive number of tokens, not %d", f.contextWindow)
+	}
 	return nil
 }
 
+// readPrompt returns the prompt argument, or stdin for "-". A prompt that
+// was given but holds nothing, or is not UTF-8 text, is a usage error: it
+// would be stored in the session for good.
 func readPrompt(e *env, args []string) (string, error) {
 	if len(args) == 0 {
 		return "", nil
 	}
-	if args[0] != "-" {
-		return args[0], nil
+	raw, from := args[0], "given as PROMPT"
+	if raw == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return "", withCode(ExitError, fmt.Errorf("cannot read the prompt from stdin: %w", err))
+		}
+		raw, from = string(b), "read from stdin"
+		if strings.TrimSpace(raw) == "" {
+			return "", usageErr("the prompt read from stdin (\"-\") was empty; pipe the prompt in, e.g. echo 'fix the tests' | harness9 run -")
+		}
 	}
-	b, err := io.ReadAll(e.stdin)
-	if err != nil {
-		return "", withCode(ExitError, fmt.Errorf("cannot read the prompt from stdin: %w", err))
+	if strings.TrimSpace(raw) == "" {
+		return "", usageErr("the prompt is empty (only white space); give the task as PROMPT")
 	}
-	return strings.TrimSpace(string(b)), nil
+	if !utf8.ValidString(raw) {
+		return "", usageErr("the prompt %s is not UTF-8 text (invalid byte at offset %d); convert it first, e.g. iconv -f LATIN1 -t UTF-8", from, invalidUTF8At(raw))
+	}
+	return strings.TrimSpace(raw), nil
+}
+
+// invalidUTF8At is the byte offset of the first invalid UTF-8 sequence in s.
+func invalidUTF8At(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// checkPromptSize refuses a prompt that cannot fit in the model's context
+// window next to the system prompt: stored, it would make every later
+// request of the session fail, so the session could never be resumed.
+func checkPromptSize(rt *wiring, prompt string) error {
+	window := contextWindow(rt.cfg, rt.resolved)
+	if prompt == "" || window <= 0 {
+		return nil
+	}
+	tokens := compact.EstimateTokens("", []llm.Message{{Role: llm.RoleUser, Content: prompt}}, nil)
+	system := compact.EstimateTokens(rt.system, nil, nil)
+	if tokens+system <= window {
+		return nil
+	}
+	return usageErr("the prompt is about %d tokens; with the system prompt (%d) it does not fit the context window of %s (%d tokens). "+
+		"Shorten it, or save the text in a file in the workdir and ask the agent to read the parts it needs (--context-window N if the model's window is larger)",
+		tokens, system, rt.cfg.Model, window)
 }
 
 func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []string) error {
@@ -114,6 +171,9 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 		return err
 	}
 	defer rt.Close()
+	if err := checkPromptSize(rt, prompt); err != nil {
+		return err
+	}
 
 	resumeID := f.resume
 	if f.cont {
@@ -131,13 +191,29 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 		return err
 	}
 	out := newOutput(e, f.json)
-	h := &headless{e: e, eng: eng, out: out, approve: f.approve}
+	h := &headless{e: e, eng: eng, out: out, approve: f.approve, maxTurns: c.MaxTurns}
 	status, err := h.drive(ctx, f, prompt)
 	if err != nil {
 		return err
 	}
 	out.done(status)
+	h.explainEnd(status)
 	return exitFor(status)
+}
+
+// explainEnd tells the person how to go on after a run that stopped short.
+func (h *headless) explainEnd(status agent.RunStatus) {
+	id := h.eng.SessionID()
+	if id == "" {
+		return
+	}
+	switch status {
+	case agent.StatusMaxTurns:
+		h.out.note("Stopped after %d model calls (--max-turns). Continue with: harness9 run --resume %s --max-turns N \"carry on\"",
+			h.maxTurns, id)
+	case agent.StatusStalled:
+		h.out.note("Auto-execution stopped. Say what to do next with: harness9 run --resume %s \"PROMPT\", or retry it with: harness9 run --resume %s --approve auto", id, id)
+	}
 }
 
 // exitFor maps a run's final status to the process exit code.
@@ -161,7 +237,9 @@ type headless struct {
 	eng     *agent.Engine
 	out     *output
 	approve string
-	lines   chan lineRead // terminal answers, read by one goroutine (see line)
+	// maxTurns is the run's model-call limit, for the message when it is hit.
+	maxTurns int
+	lines    chan lineRead // terminal answers, read by one goroutine (see line)
 }
 
 type lineRead struct {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -54,11 +55,17 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 		Short: "Delete a session and its history",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(e, g, func(_ *config.Config, s session.Store) error {
+			return withStore(e, g, func(c *config.Config, s session.Store) error {
 				sess, err := s.Get(cmd.Context(), args[0])
 				if err != nil {
 					return storeErr(err)
 				}
+				// A session another process is running is not deleted under it.
+				lock, err := session.AcquireLock(session.LockDir(c.Home), sess.ID)
+				if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+					return withCode(ExitError, err)
+				}
+				defer lock.Release()
 				if err := s.Delete(cmd.Context(), sess.ID); err != nil {
 					return withCode(ExitError, err)
 				}

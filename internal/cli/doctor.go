@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/llm/anthropic"
+	"github.com/harness9/harness9/llm/openai"
+	"github.com/harness9/harness9/sandbox"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/sqlite"
+	"github.com/harness9/harness9/tool/mcptool"
+)
+
+// Timeouts of doctor's network checks: long enough for a slow link, short
+// enough that a dead endpoint does not hold the report up.
+const (
+	doctorHTTPTimeout = 3 * time.Second
+	doctorMCPTimeout  = 5 * time.Second
+)
+
+// Check outcomes. Only fail makes doctor exit 1: something harness9 needs
+// to run is broken. warn is something missing or unreachable that some
+// features need.
+const (
+	checkOK   = "ok"
+	checkWarn = "warn"
+	checkFail = "fail"
+	checkSkip = "skip"
+)
+
+// checkResult is one line of the report.
+type checkResult struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+}
+
+// doctorRun is what the checks share: the configuration (or why it could
+// not be loaded) and the command's flags.
+type doctorRun struct {
+	e       *env
+	cfg     *config.Config
+	cfgErr  error
+	offline bool
+}
+
+// doctorCheck is one row of the table: a name and the function that
+// examines it. Add a row to add a line to `harness9 doctor`.
+type doctorCheck struct {
+	name string
+	// needsConfig checks are skipped when the configuration did not load.
+	needsConfig bool
+	run         func(ctx context.Context, d *doctorRun) (status, detail string)
+}
+
+var doctorChecks = []doctorCheck{
+	{"version", false, checkVersion},
+	{"go", false, checkGo},
+	{"config", false, checkConfig},
+	{"provider", true, checkProvider},
+	{"endpoint", true, checkEndpoint},
+	{"data dir", true, checkDataDir},
+	{"database", true, checkDatabase},
+	{"sandbox", false, checkSandbox},
+	{"rg", false, checkCommand("rg", "search_files uses it when present")},
+	{"git", false, checkCommand("git", "plans and task directories live in the git repository")},
+	{"tmux", false, checkCommand("tmux", "needed only by the TUI's end-to-end tests")},
+	{"mcp", true, checkMCP},
+}
+
+func newDoctorCmd(e *env, g *globals) *cobra.Command {
+	var asJSON, offline bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the set-up: provider and key, data directory, database, sandbox, tools, MCP servers",
+		Long: "doctor prints one line per check: ok, warn (some features need it) or fail (harness9 cannot run).\n" +
+			"It exits 1 when a check fails. Keys are never printed, only whether they are set.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d := &doctorRun{e: e, offline: offline}
+			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir}, e.getenv)
+			results := d.runAll(cmd.Context(), doctorChecks)
+			if asJSON {
+				if err := writeJSON(e, results); err != nil {
+					return withCode(ExitError, err)
+				}
+			} else {
+				tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				for _, r := range results {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Status, r.Name, r.Detail)
+				}
+				_ = tw.Flush()
+			}
+			for _, r := range results {
+				if r.Status == checkFail {
+					return silent(ExitError)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as a JSON array")
+	cmd.Flags().BoolVar(&offline, "offline", false, "skip the network checks (provider endpoint)")
+	return cmd
+}
+
+func (d *doctorRun) runAll(ctx context.Context, checks []doctorCheck) []checkResult {
+	out := make([]checkResult, 0, len(checks))
+	for _, c := range checks {
+		if c.needsConfig && d.cfg == nil {
+			out = append(out, checkResult{c.name, checkSkip, "the configuration did not load"})
+			continue
+		}
+		status, detail := c.run(ctx, d)
+		out = append(out, checkResult{c.name, status, detail})
+	}
+	return out
+}
+
+func checkVersion(context.Context, *doctorRun) (string, string) {
+	return checkOK, fmt.Sprintf("harness9 %s", Version)
+}
+
+func checkGo(ctx context.Context, _ *doctorRun) (string, string) {
+	path, err := exec.LookPath("go")
+	if err != nil {
+		return checkWarn, "go not found in PATH (needed only to build harness9 and run its tests)"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil {
+		return checkWarn, fmt.Sprintf("%s does not run: %v", path, err)
+	}
+	return checkOK, strings.TrimPrefix(strings.TrimSpace(string(out)), "go version ")
+}
+
+func checkConfig(_ context.Context, d *doctorRun) (string, string) {
+	if d.cfgErr != nil {
+		return checkFail, d.cfgErr.Error()
+	}
+	if _, err := os.Stat(d.cfg.File); err != nil {
+		return checkOK, fmt.Sprintf("no %s (defaults and environment)", d.cfg.File)
+	}
+	return checkOK, d.cfg.File
+}
+
+func checkProvider(_ context.Context, d *doctorRun) (string, string) {
+	r, err := d.cfg.Resolve(d.e.getenv)
+	if err != nil {
+		return checkFail, err.Error()
+	}
+	switch {
+	case r.Provider.Type == config.TypeScripted:
+		return checkOK, d.cfg.Model + " (scripted, no key needed)"
+	case r.APIKey != "":
+		return checkOK, fmt.Sprintf("%s · key from %s is set", d.cfg.Model, r.Provider.APIKeyEnv)
+	}
+	return checkOK, fmt.Sprintf("%s · no key (%s unset), local server at %s", d.cfg.Model, r.Provider.APIKeyEnv, r.BaseURL)
+}
+
+// checkEndpoint asks the provider's base URL for anything: any HTTP answer,
+// even 401 or 404, means the server is there.
+func checkEndpoint(ctx context.Context, d *doctorRun) (string, string) {
+	r, err := d.cfg.Resolve(d.e.getenv)
+	if err != nil || r.Provider.Type == config.TypeScripted {
+		return checkSkip, "no network provider"
+	}
+	url := r.BaseURL
+	if url == "" {
+		url = openai.DefaultBaseURL
+		if r.Provider.Type == config.TypeAnthropic {
+			url = anthropic.DefaultBaseURL
+		}
+	}
+	if d.offline {
+		return checkSkip, url + " (--offline)"
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorHTTPTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return checkWarn, fmt.Sprintf("%s: %v", url, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return checkWarn, fmt.Sprintf("%s unreachable: %v", url, err)
+	}
+	resp.Body.Close()
+	return checkOK, fmt.Sprintf("%s answers (HTTP %d)", url, resp.StatusCode)
+}
+
+func checkDataDir(_ context.Context, d *doctorRun) (string, string) {
+	if err := checkHomeWritable(d.cfg.Home); err != nil {
+		return checkFail, err.Error()
+	}
+	return checkOK, d.cfg.Home + " is writable"
+}
+
+func checkDatabase(ctx context.Context, d *doctorRun) (string, string) {
+	path := session.DefaultPath(d.cfg.Home)
+	rep, err := sqlite.Check(ctx, path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return checkOK, path + " not created yet (the first session creates it)"
+	case err != nil:
+		return checkFail, dbProblem(path, err).Error()
+	}
+	return checkOK, fmt.Sprintf("%s · integrity ok · schema %d · %d sessions", path, rep.SchemaVersion, rep.Sessions)
+}
+
+func checkSandbox(context.Context, *doctorRun) (string, string) {
+	s := sandbox.Probe()
+	if s.Available {
+		return checkOK, fmt.Sprintf("Landlock ABI %d: enforced", s.ABI)
+	}
+	return checkWarn, "not enforced: " + s.Reason
+}
+
+// checkCommand reports whether an external program is on PATH.
+func checkCommand(name, why string) func(context.Context, *doctorRun) (string, string) {
+	return func(context.Context, *doctorRun) (string, string) {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			return checkWarn, fmt.Sprintf("not found in PATH (%s)", why)
+		}
+		return checkOK, path
+	}
+}
+
+func checkMCP(ctx context.Context, d *doctorRun) (string, string) {
+	servers, err := mcpServers(d.cfg)
+	if err != nil {
+		return checkFail, err.Error()
+	}
+	if len(servers) == 0 {
+		return checkOK, "no servers configured"
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorMCPTimeout+2*time.Second)
+	defer cancel()
+	m, err := mcptool.Connect(ctx, servers, mcptool.WithTimeout(doctorMCPTimeout))
+	if err != nil {
+		return checkWarn, err.Error()
+	}
+	defer m.Close()
+	status := checkOK
+	var parts []string
+	for _, st := range m.Status() {
+		if st.Connected {
+			parts = append(parts, fmt.Sprintf("%s: %d tools", st.Name, len(st.Tools)))
+		} else {
+			status = checkWarn
+			parts = append(parts, fmt.Sprintf("%s: failed: %s", st.Name, st.Err))
+		}
+	}
+	return status, strings.Join(parts, " · ")
+}
