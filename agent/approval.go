@@ -20,15 +20,17 @@ const previewMax = 4000
 // previewReadMax is the largest file an edit preview reads for its diff.
 const previewReadMax = 1 << 20
 
-// needsApproval reports whether call must wait for the user: AutoEdit mode,
-// a write/edit/bash tool, not yet allowed for the session. Calls the
+// needsApproval reports whether call must wait for the user: AutoEdit mode
+// and a write/edit/bash tool, or Default mode and a tool the sandbox cannot
+// contain; not yet allowed for the session. Calls the
 // registry will refuse anyway (unknown tool, gate, malformed JSON) are not
 // put to the user.
 func (l *turnLoop) needsApproval(call llm.ToolCall) bool {
-	if !planning.NeedsApproval(l.mode, call.Name) {
+	t, ok := l.e.registry.Lookup(call.Name)
+	if !ok || !json.Valid(call.Input) {
 		return false
 	}
-	if _, ok := l.e.registry.Lookup(call.Name); !ok || !json.Valid(call.Input) {
+	if !planning.NeedsApproval(l.mode, call.Name) && !uncontained(l.mode, t) {
 		return false
 	}
 	if l.gate != nil && l.gate.Check(call.Name, call.Input) != nil {
@@ -37,6 +39,14 @@ func (l *turnLoop) needsApproval(call llm.ToolCall) bool {
 	l.e.mu.Lock()
 	defer l.e.mu.Unlock()
 	return !l.e.allowed[call.Name]
+}
+
+// uncontained reports whether t must be asked about in Default mode
+// because the harness cannot bound its effects: bash without the kernel
+// sandbox.
+func uncontained(mode planning.Mode, t tool.Tool) bool {
+	c, ok := t.(tool.Contained)
+	return mode == planning.ModeDefault && ok && !c.Contained()
 }
 
 // askUser emits an ApprovalRequest and blocks until the consumer answers or

@@ -40,12 +40,15 @@ type Engine struct {
 	cfg      config
 	provider llm.Provider
 	registry *tool.Registry
-	readOnly []string        // registered tools that declare themselves read-only
-	ws       *tool.Workspace // Plan Mode's bash sandbox; nil if the workdir is not usable
-	todos    *planning.TodoStore
-	evidence *planning.Evidence
-	log      *slog.Logger
-	busy     atomic.Bool
+	readOnly []string // registered tools that declare themselves read-only
+	// notReadOnly are the tools that could run read-only under the kernel
+	// sandbox but cannot here; they are withheld while planning.
+	notReadOnly []string
+	ws          *tool.Workspace // Plan Mode's bash sandbox; nil if the workdir is not usable
+	todos       *planning.TodoStore
+	evidence    *planning.Evidence
+	log         *slog.Logger
+	busy        atomic.Bool
 
 	mu         sync.Mutex
 	mode       planning.Mode

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -34,8 +36,40 @@ func (e *Engine) buildRegistry() error {
 		if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
 			e.readOnly = append(e.readOnly, t.Name())
 		}
+		if rc, ok := t.(tool.ReadOnlyCapable); ok && !rc.CanRunReadOnly() {
+			e.notReadOnly = append(e.notReadOnly, t.Name())
+		}
 	}
 	return nil
+}
+
+// gateFor is the tool gate of a run in mode. While planning, a tool that
+// can only run read-only under the kernel sandbox (bash) is withheld when
+// it cannot here: Plan Mode's promise rests on the kernel, not on a parser.
+func (e *Engine) gateFor(mode planning.Mode) tool.Gate {
+	g := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithWorkspace(e.ws))
+	if mode != planning.ModePlan || len(e.notReadOnly) == 0 {
+		return g
+	}
+	return withheld{Gate: g, names: e.notReadOnly}
+}
+
+// withheld hides names from the model and refuses calls to them.
+type withheld struct {
+	tool.Gate
+	names []string
+}
+
+func (w withheld) Visible(name string) bool {
+	return !slices.Contains(w.names, name) && w.Gate.Visible(name)
+}
+
+func (w withheld) Check(name string, input json.RawMessage) error {
+	if slices.Contains(w.names, name) {
+		return fmt.Errorf("%s is not available while planning on this system: without the kernel sandbox "+
+			"nothing guarantees that it changes nothing. Explore with the read-only tools and submit a plan", name)
+	}
+	return w.Gate.Check(name, input)
 }
 
 // sandboxPolicy is the kernel sandbox policy of a mode's commands: nothing
@@ -159,6 +193,15 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 	if h := l.e.cfg.resultHook; h != nil && !res.IsError {
 		h(call.Name, call.Input, &res)
 	}
+	planned := !res.IsError && (call.Name == planning.TodoWriteName || call.Name == planning.SubmitPlanName)
+	if planned {
+		// The todo list changed: save it now rather than only when the
+		// loop ends, so a process killed mid-run keeps it. Before the
+		// result: a stored success always has its list saved, and a kill
+		// in between leaves a call that resuming answers "interrupted",
+		// like any tool whose effect happened without a result.
+		l.e.saveState(ctx)
+	}
 	msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, IsError: res.IsError}
 	if err := l.e.appendMessage(ctx, msg); err != nil {
 		return err
@@ -167,12 +210,9 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 	if planning.CountsAsEvidence(call.Name, res) {
 		l.e.evidence.Record()
 	}
-	if res.IsError || (call.Name != planning.TodoWriteName && call.Name != planning.SubmitPlanName) {
+	if !planned {
 		return nil
 	}
-	// The todo list changed: save it now rather than only when the loop
-	// ends, so a process killed mid-run keeps it.
-	l.e.saveState(ctx)
 	l.s.emit(Todos{Items: l.e.todos.Read()})
 	if call.Name == planning.SubmitPlanName {
 		if p := l.e.Plan(); p != nil {

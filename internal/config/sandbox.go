@@ -15,7 +15,6 @@ const (
 const (
 	PlanBashSandboxed = "sandboxed" // bash while planning only inside the kernel sandbox
 	PlanBashGated     = "gated"     // without the sandbox, fall back to the parse gate alone
-	PlanBashOff       = "off"       // no bash while planning
 )
 
 // SandboxConfig is the `[sandbox]` and `[env]` configuration.
@@ -23,7 +22,7 @@ type SandboxConfig struct {
 	Mode     string   // SandboxAuto or SandboxOff
 	Network  bool     // workspace-write commands may use the network
 	Read     []string // extra read-only paths for confined commands
-	PlanBash string   // PlanBashSandboxed, PlanBashGated or PlanBashOff
+	PlanBash string   // PlanBashSandboxed or PlanBashGated
 	KeepEnv  []string // variables kept although their names look secret
 }
 
@@ -51,10 +50,10 @@ func (c *Config) applySandbox(s sandboxFile, e envFile, bad func(key, format str
 	}
 	switch s.PlanBash {
 	case "":
-	case PlanBashSandboxed, PlanBashGated, PlanBashOff:
+	case PlanBashSandboxed, PlanBashGated:
 		c.Sandbox.PlanBash = s.PlanBash
 	default:
-		return bad("sandbox.plan_bash", "%q is not one of %q, %q, %q", s.PlanBash, PlanBashSandboxed, PlanBashGated, PlanBashOff)
+		return bad("sandbox.plan_bash", "%q is not %q or %q", s.PlanBash, PlanBashSandboxed, PlanBashGated)
 	}
 	c.Sandbox.Network = s.Network
 	for _, p := range s.Read {
