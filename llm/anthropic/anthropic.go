@@ -18,6 +18,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/reqcache"
 )
 
 // DefaultBaseURL is the public Anthropic API root; the SDK appends /v1/messages.
@@ -34,6 +35,8 @@ type Provider struct {
 	cache     bool
 	retry     llm.RetryPolicy
 	client    sdk.MessageService
+	msgCache  reqcache.Messages[blocks]
+	toolCache reqcache.Tools[[]byte]
 }
 
 type config struct {
@@ -142,7 +145,7 @@ func (p *Provider) Name() string { return p.name }
 // *llm.ProviderError.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		params, err := p.params(req)
+		body, err := p.body(req)
 		if err != nil {
 			yield(llm.Chunk{}, fmt.Errorf("%s: %w", p.name, err))
 			return
@@ -155,7 +158,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			return !stopped
 		}
 		err = p.retry.Do(ctx, func(ctx context.Context) (bool, error) {
-			return p.attempt(ctx, params, send)
+			return p.attempt(ctx, body, send)
 		})
 		if err != nil && !stopped {
 			yield(llm.Chunk{}, err)
@@ -165,8 +168,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 
 // attempt makes one request and streams its chunks to send. It reports
 // whether any chunk was sent.
-func (p *Provider) attempt(ctx context.Context, params sdk.MessageNewParams, send func(llm.Chunk) bool) (bool, error) {
-	stream := p.client.NewStreaming(ctx, params)
+func (p *Provider) attempt(ctx context.Context, body []byte, send func(llm.Chunk) bool) (bool, error) {
+	// The body replaces the one the SDK would encode from (empty) params.
+	stream := p.client.NewStreaming(ctx, sdk.MessageNewParams{}, option.WithRequestBody("application/json", body))
 	defer stream.Close()
 	a := assembler{send: send}
 	events := 0

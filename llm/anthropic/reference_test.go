@@ -8,11 +8,16 @@ import (
 	"github.com/harness9/harness9/llm"
 )
 
-// params converts a provider-neutral request to Messages parameters. The
+// referenceParams is the request building harness9 used before it encoded
+// request bodies itself: the SDK's own parameter types, re-encoded whole
+// on every call. The tests keep it as the reference the new encoder must
+// agree with.
+//
+// It converts a provider-neutral request to Messages parameters. The
 // Messages API wants alternating user/assistant turns, so tool results (and
 // any user text after them) between two assistant messages are merged into
 // one user message, tool_result blocks in call order.
-func (p *Provider) params(req llm.Request) (sdk.MessageNewParams, error) {
+func (p *Provider) referenceParams(req llm.Request) (sdk.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.maxTokens
@@ -21,25 +26,25 @@ func (p *Provider) params(req llm.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
-	msgs, err := messages(req.Messages)
+	msgs, err := referenceMessages(req.Messages)
 	if err != nil {
 		return params, err
 	}
 	params.Messages = msgs
 	for _, t := range req.Tools {
-		tool, err := toolParam(t)
+		tool, err := referenceToolParam(t)
 		if err != nil {
 			return params, err
 		}
 		params.Tools = append(params.Tools, tool)
 	}
 	if p.cache {
-		addCacheBreakpoints(&params)
+		referenceCacheBreakpoints(&params)
 	}
 	return params, nil
 }
 
-func messages(in []llm.Message) ([]sdk.MessageParam, error) {
+func referenceMessages(in []llm.Message) ([]sdk.MessageParam, error) {
 	var out []sdk.MessageParam
 	// add appends blocks to the last message when it has the same role.
 	add := func(user bool, blocks ...sdk.ContentBlockParamUnion) {
@@ -70,7 +75,7 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 				add(true, sdk.NewTextBlock(m.Content))
 			}
 		case llm.RoleTool:
-			add(true, toolResult(m))
+			add(true, referenceToolResult(m))
 		case llm.RoleAssistant:
 			// Reasoning is not sent back: thinking blocks need the signature
 			// the API issued, which harness9 does not keep.
@@ -79,7 +84,7 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 				blocks = append(blocks, sdk.NewTextBlock(m.Content))
 			}
 			for _, c := range m.ToolCalls {
-				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, toolInput(c.Input), c.Name))
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, referenceToolInput(c.Input), c.Name))
 			}
 			add(false, blocks...)
 		default:
@@ -89,7 +94,7 @@ func messages(in []llm.Message) ([]sdk.MessageParam, error) {
 	return out, nil
 }
 
-func toolResult(m llm.Message) sdk.ContentBlockParamUnion {
+func referenceToolResult(m llm.Message) sdk.ContentBlockParamUnion {
 	r := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
 	if m.Content != "" {
 		r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
@@ -103,7 +108,7 @@ func toolResult(m llm.Message) sdk.ContentBlockParamUnion {
 // toolInput returns a call's input as the JSON object the API requires:
 // empty or malformed input (which the model may have produced, and the
 // registry already reported back) becomes {}.
-func toolInput(raw json.RawMessage) json.RawMessage {
+func referenceToolInput(raw json.RawMessage) json.RawMessage {
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil || obj == nil {
 		return json.RawMessage("{}")
@@ -111,7 +116,7 @@ func toolInput(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-func toolParam(t llm.ToolDef) (sdk.ToolUnionParam, error) {
+func referenceToolParam(t llm.ToolDef) (sdk.ToolUnionParam, error) {
 	var schema map[string]any
 	if len(t.InputSchema) > 0 {
 		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
@@ -153,7 +158,7 @@ func asSlice(v any) []any {
 // addCacheBreakpoints marks the system prompt, the last tool and the newest
 // message's last block as cache breakpoints (3 of the 4 the API allows), so
 // that each turn reads the previous turn's prefix from the prompt cache.
-func addCacheBreakpoints(params *sdk.MessageNewParams) {
+func referenceCacheBreakpoints(params *sdk.MessageNewParams) {
 	if n := len(params.System); n > 0 {
 		params.System[n-1].CacheControl = sdk.NewCacheControlEphemeralParam()
 	}

@@ -1,0 +1,278 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// The request body is built here with encoding/json rather than through the
+// SDK's parameter types: the SDK re-encodes the whole history on every
+// call, which made a turn's cost grow with the session. Each message's
+// content blocks and each tool definition are encoded once (see reqcache)
+// and the body is assembled from those pieces; the SDK still sends it,
+// streams, and reports errors.
+
+// blocks is one llm.Message as Messages API content blocks, each a JSON
+// object, and the role they are sent under.
+type blocks struct {
+	user bool
+	list [][]byte
+}
+
+type textBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type toolUseBlock struct {
+	Type  string          `json:"type"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type toolResultBlock struct {
+	Type      string      `json:"type"`
+	ToolUseID string      `json:"tool_use_id"`
+	Content   []textBlock `json:"content,omitempty"`
+	IsError   bool        `json:"is_error,omitempty"`
+}
+
+type wireTool struct {
+	Name        string                     `json:"name"`
+	Description string                     `json:"description,omitempty"`
+	InputSchema map[string]json.RawMessage `json:"input_schema"`
+}
+
+// cacheControl marks a cache breakpoint; it is spliced into the last
+// member of an already encoded object.
+const cacheControl = `,"cache_control":{"type":"ephemeral"}}`
+
+// body encodes a provider-neutral request as a streaming Messages body.
+// The Messages API wants alternating user/assistant turns, so tool results
+// (and any user text after them) between two assistant messages are merged
+// into one user message, tool_result blocks in call order. With prompt
+// caching, the system prompt, the last tool and the newest message's last
+// block are cache breakpoints (3 of the 4 the API allows), so that each
+// turn reads the previous turn's prefix from the prompt cache. "stream"
+// comes first so that the SDK, which sets it again, finds it at once.
+func (p *Provider) body(req llm.Request) ([]byte, error) {
+	msgs, i, err := p.msgCache.Encode(req.Messages, encodeBlocks)
+	if err != nil {
+		return nil, fmt.Errorf("message %d: %w", i, err)
+	}
+	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
+	if err != nil {
+		return nil, err
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = p.maxTokens
+	}
+	size := 256 + len(req.Model) + 2*len(req.System)
+	for _, m := range msgs {
+		for _, b := range m.list {
+			size += len(b) + 1
+		}
+		size += 32
+	}
+	for _, t := range tools {
+		size += len(t) + len(cacheControl)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"stream":true,"model":`...)
+	b = appendString(b, req.Model)
+	b = append(b, `,"max_tokens":`...)
+	b = strconv.AppendInt(b, int64(maxTokens), 10)
+	if req.System != "" {
+		b = append(b, `,"system":[{"type":"text","text":`...)
+		b = appendString(b, req.System)
+		if p.cache {
+			b = append(b, cacheControl[:len(cacheControl)-1]...)
+		}
+		b = append(b, `}]`...)
+	}
+	b = appendMessages(b, msgs, p.cache)
+	if len(tools) > 0 {
+		b = append(b, `,"tools":[`...)
+		for i, t := range tools {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if p.cache && i == len(tools)-1 {
+				b = appendMarked(b, t)
+			} else {
+				b = append(b, t...)
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
+}
+
+// appendMessages appends "messages", merging consecutive blocks of one
+// role into one message and marking the very last block when mark is set.
+// Without any block it appends nothing, as the SDK did.
+func appendMessages(b []byte, msgs []blocks, mark bool) []byte {
+	last := -1 // the last message with blocks
+	for i, m := range msgs {
+		if len(m.list) > 0 {
+			last = i
+		}
+	}
+	if last < 0 {
+		return b
+	}
+	b = append(b, `,"messages":[`...)
+	open, user := false, false
+	for i, m := range msgs {
+		if len(m.list) == 0 {
+			continue
+		}
+		switch {
+		case open && m.user == user:
+			b = append(b, ',')
+		case open:
+			b = append(b, `]},`...)
+			open = false
+		}
+		if !open {
+			role := "assistant"
+			if m.user {
+				role = "user"
+			}
+			b = append(b, `{"role":"`+role+`","content":[`...)
+			open, user = true, m.user
+		}
+		for j, blk := range m.list {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			if mark && i == last && j == len(m.list)-1 {
+				b = appendMarked(b, blk)
+			} else {
+				b = append(b, blk...)
+			}
+		}
+	}
+	if open {
+		b = append(b, `]}`...)
+	}
+	return append(b, ']')
+}
+
+// appendMarked appends the encoded object obj with a cache_control member.
+func appendMarked(b, obj []byte) []byte {
+	return append(append(b, obj[:len(obj)-1]...), cacheControl...)
+}
+
+func encodeBlocks(m llm.Message) (blocks, error) {
+	var out blocks
+	add := func(v any) error {
+		enc, err := marshal(v)
+		out.list = append(out.list, enc)
+		return err
+	}
+	var err error
+	switch m.Role {
+	case llm.RoleUser:
+		out.user = true
+		if m.Content != "" { // the API rejects empty text blocks
+			err = add(textBlock{"text", m.Content})
+		}
+	case llm.RoleTool:
+		out.user = true
+		r := toolResultBlock{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError}
+		if m.Content != "" {
+			r.Content = []textBlock{{"text", m.Content}}
+		}
+		err = add(r)
+	case llm.RoleAssistant:
+		// Reasoning is not sent back: thinking blocks need the signature
+		// the API issued, which harness9 does not keep.
+		if m.Content != "" {
+			err = add(textBlock{"text", m.Content})
+		}
+		for _, c := range m.ToolCalls {
+			if err == nil {
+				err = add(toolUseBlock{"tool_use", c.ID, c.Name, toolInput(c.Input)})
+			}
+		}
+	default:
+		return blocks{}, fmt.Errorf("unknown role %q", m.Role)
+	}
+	return out, err
+}
+
+// toolInput returns a call's input as the JSON object the API requires:
+// empty or malformed input (which the model may have produced, and the
+// registry already reported back) becomes {}.
+func toolInput(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// encodeTool encodes a definition with its schema as the API takes it: an
+// object schema whose properties default to {} and whose "required" lists
+// only names (as the SDK's ToolInputSchemaParam sent it).
+func encodeTool(t llm.ToolDef) ([]byte, error) {
+	schema := map[string]json.RawMessage{}
+	if len(t.InputSchema) > 0 {
+		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+			return nil, fmt.Errorf("tool %s: input schema is not a JSON object: %w", t.Name, err)
+		}
+		if schema == nil { // "null"
+			schema = map[string]json.RawMessage{}
+		}
+	}
+	schema["type"] = json.RawMessage(`"object"`)
+	switch p, ok := schema["properties"]; {
+	case !ok:
+		schema["properties"] = json.RawMessage(`{}`)
+	case string(p) == "null":
+		delete(schema, "properties")
+	}
+	if raw, ok := schema["required"]; ok {
+		delete(schema, "required")
+		var list []any
+		_ = json.Unmarshal(raw, &list) // anything but a list names nothing
+		var names []string
+		for _, r := range list {
+			if s, ok := r.(string); ok {
+				names = append(names, s)
+			}
+		}
+		if len(names) > 0 {
+			enc, err := json.Marshal(names)
+			if err != nil {
+				return nil, err
+			}
+			schema["required"] = enc
+		}
+	}
+	return marshal(wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+}
+
+// marshal encodes v without escaping <, > and &: the text goes to a model,
+// not into HTML, and escaped code would only cost tokens.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+}
+
+func appendString(b []byte, s string) []byte {
+	enc, _ := marshal(s) // a string always encodes
+	return append(b, enc...)
+}
