@@ -13,6 +13,7 @@ import (
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session/sqlite"
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
 )
@@ -28,6 +29,7 @@ type harness struct {
 	p      *scripted.Provider
 	extra  []tool.Tool
 	clock  time.Time
+	sbOpts []sandbox.Option // for bash's sandbox
 }
 
 func newHarness(t *testing.T, turns ...scripted.Turn) *harness {
@@ -60,7 +62,11 @@ func (h *harness) tools() []tool.Tool {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return append(builtin.All(ws), h.extra...)
+	sb, err := sandbox.New(h.dir, append([]sandbox.Option{sandbox.WithDeny(ws.DenyList()...)}, h.sbOpts...)...)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return append(builtin.All(ws, builtin.WithSandbox(sb)), h.extra...)
 }
 
 // engine builds an engine on the harness; opts come after the defaults.

@@ -4,12 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -90,5 +92,82 @@ func TestWithWorkspaceNarrowsPlanModeBash(t *testing.T) {
 		if len(res) != 1 || res[0].IsError != tc.refused {
 			t.Errorf("WithWorkspace set: %v; results:\n%s", tc.refused, dump(evs))
 		}
+	}
+}
+
+// Plan Mode's promise holds in the kernel: whatever a bash call looks like
+// to the parse gate, nothing is written and the run goes on.
+func TestPlanModeBashWritesNothingWhateverTheGateSays(t *testing.T) {
+	if sup := sandbox.Probe(); !sup.Available {
+		t.Skipf("no kernel sandbox: %s", sup.Reason)
+	}
+	attacks := []string{
+		"sed ':a e touch pwned1' README.md",
+		"git grep -iO'touch pwned2' x",
+		"uniq README.md -- -pwned3",
+		"python3 -c 'open(\"pwned4\",\"w\")'",
+		"cat README.md\r\ntouch pwned5",
+		"echo $(touch pwned6)",
+		"tail -f README.md > /dev/null &",
+	}
+	var turns []scripted.Turn
+	for _, a := range attacks {
+		turns = append(turns, bashCall(a))
+	}
+	h := newHarness(t, append(turns, scripted.Turn{Text: "done exploring"})...)
+	if err := os.WriteFile(filepath.Join(h.dir, "README.md"), []byte("readme\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadDir(h.dir)
+	eng := h.engine(agent.WithMode(planning.ModePlan))
+	evs := drain(t, eng.Run(context.Background(), "explore"))
+	if got := len(resultsOf(evs)); got != len(attacks) {
+		t.Fatalf("%d results for %d calls:\n%s", got, len(attacks), dump(evs))
+	}
+	after, _ := os.ReadDir(h.dir)
+	if len(after) != len(before) {
+		var names []string
+		for _, e := range after {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("Plan Mode bash changed the workdir: %v", names)
+	}
+}
+
+// Without a kernel sandbox, Plan Mode offers no bash at all, and Default
+// mode asks before every bash call.
+func TestNoSandboxNoPlanBashAndDefaultAsks(t *testing.T) {
+	h := newHarness(t, bashCall("echo hi > made"), scripted.Turn{Text: "ok"})
+	h.sbOpts = []sandbox.Option{sandbox.WithSupport(sandbox.Support{Reason: "simulated"})}
+
+	eng := h.engine(agent.WithMode(planning.ModePlan))
+	evs := drain(t, eng.Run(context.Background(), "plan"))
+	if _, err := os.Stat(filepath.Join(h.dir, "made")); err == nil {
+		t.Fatal("an unconfined bash ran while planning")
+	}
+	res := resultsOf(evs)
+	if len(res) != 1 || !res[0].IsError {
+		t.Fatalf("bash while planning without a sandbox must be refused:\n%s", dump(evs))
+	}
+	for _, r := range h.p.Requests() {
+		if slices.Contains(toolNames(r), "bash") {
+			t.Fatal("bash was offered to the model while planning without a sandbox")
+		}
+	}
+
+	h.p = scripted.New(bashCall("echo hi > made"), scripted.Turn{Text: "ok"})
+	eng = h.engine(agent.WithMode(planning.ModeDefault))
+	var asked bool
+	for ev := range eng.Run(context.Background(), "do it") {
+		if req, ok := ev.(*agent.ApprovalRequest); ok {
+			asked = true
+			req.Respond(agent.Deny, "not without a sandbox")
+		}
+	}
+	if !asked {
+		t.Fatal("Default mode ran an uncontained bash without asking")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "made")); err == nil {
+		t.Fatal("a denied bash call ran")
 	}
 }
