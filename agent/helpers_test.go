@@ -12,8 +12,8 @@ import (
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
-	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/sandbox"
+	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
 )
