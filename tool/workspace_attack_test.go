@@ -221,3 +221,32 @@ func TestCheckOpenedAsksTheKernel(t *testing.T) {
 		t.Errorf("checkOpened = %v", err)
 	}
 }
+
+// FuzzOpen checks Open's promise against the kernel: whatever the path, a
+// file it opens is, by the kernel's account, inside the root and outside
+// the deny list, and never one of the files planted outside.
+func FuzzOpen(f *testing.F) {
+	for _, s := range []string{
+		"", "dir/f.txt", "../outside/secret.txt", "in-link/../out-file", "out-dir/..",
+		"climb/secret.txt", "in-link/../../outside/secret.txt", "/etc/passwd", "dangling",
+	} {
+		f.Add(s)
+	}
+	ws, base := sandbox(f)
+	f.Fuzz(func(t *testing.T, path string) {
+		file, fi, err := ws.Open(path)
+		if err != nil {
+			return
+		}
+		defer file.Close()
+		if real, ok := openedPath(file); ok && (!within(ws.Root(), real) || ws.Denied(real)) {
+			t.Fatalf("Open(%q) opened %s", path, real)
+		}
+		if fi.Mode().IsRegular() {
+			b, _ := readAll(file, 64)
+			if s := string(b); s == "secret" || s == "key" {
+				t.Fatalf("Open(%q) read %q from outside %s", path, s, base)
+			}
+		}
+	})
+}
