@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -221,7 +222,9 @@ func (s *server) transportFor(cfg ServerConfig, o options) (mcp.Transport, conte
 	life, stop := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(life, path, cfg.Args...)
 	cmd.Dir = o.dir
-	cmd.Env = os.Environ()
+	// The server inherits no secrets (its tools' output reaches the model):
+	// only the variables its configuration names explicitly are passed.
+	cmd.Env = sandbox.ScrubEnv(os.Environ(), nil, nil)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}

@@ -23,6 +23,10 @@ func TestMain(m *testing.M) {
 			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv("GREETING")}}}, nil, nil
 			})
+		mcp.AddTool(s, &mcp.Tool{Name: "environ", Description: "Returns the whole environment."},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(os.Environ(), "\n")}}}, nil, nil
+			})
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
@@ -170,12 +174,12 @@ func TestDeadAndSlowServersAreSkipped(t *testing.T) {
 		"badhttp": {URL: "http://127.0.0.1:1/mcp"},
 	}
 	start := time.Now()
-	m, err := Connect(context.Background(), servers, WithTimeout(time.Second), WithTransport("good", inProcess(t)))
+	m, err := Connect(context.Background(), servers, WithTimeout(4*time.Second), WithTransport("good", inProcess(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	t.Logf("Connect with a dead, a slow and a crashing server took %s (timeout 1s)", time.Since(start))
+	t.Logf("Connect with a dead, a slow and a crashing server took %s (timeout 4s)", time.Since(start))
 
 	byName := map[string]ServerStatus{}
 	for _, s := range m.Status() {
@@ -225,6 +229,32 @@ func TestStdioServerGetsEnv(t *testing.T) {
 	}
 	if err := m.Close(); err != nil {
 		t.Errorf("close: %v", err)
+	}
+}
+
+// A stdio server inherits no secret of the harness's environment: its
+// tools' output reaches the model.
+func TestStdioServerGetsNoSecrets(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-leak-1")
+	t.Setenv("github_token", "gh-leak-2")
+	t.Setenv("HARNESS9_PLAIN", "plain-kept")
+	m, err := Connect(context.Background(), map[string]ServerConfig{
+		"helper": {Command: os.Args[0], Env: map[string]string{"HARNESS9_MCPTOOL_HELPER": "serve", "SERVICE_TOKEN": "configured"}},
+	}, WithDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	tl, ok := toolsByName(m)["mcp__helper__environ"]
+	if !ok {
+		t.Fatalf("status = %+v", m.Status())
+	}
+	out := run(t, tl, `{}`).Output
+	if strings.Contains(out, "-leak-") {
+		t.Errorf("a secret reached the MCP server:\n%s", out)
+	}
+	if !strings.Contains(out, "HARNESS9_PLAIN=plain-kept") || !strings.Contains(out, "SERVICE_TOKEN=configured") {
+		t.Errorf("ordinary and explicitly configured variables must pass:\n%s", out)
 	}
 }
 
