@@ -193,7 +193,7 @@ func TestDeadAndSlowServersAreSkipped(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"dead":    "not found",
-		"slow":    "did not answer within 1s",
+		"slow":    "did not answer within 4s",
 		"crash":   "fatal: missing API_TOKEN",
 		"invalid": "neither",
 		"badhttp": "handshake failed",
