@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -122,17 +121,10 @@ func (e *Engine) readForPreview(path string) (string, bool) {
 	if e.ws == nil {
 		return "", false
 	}
-	abs, err := e.ws.Resolve(path)
-	if err != nil {
-		return "", false
-	}
-	// Only a regular file of reasonable size: reading a named pipe would
-	// block before the user is even asked, and a huge file is no preview.
-	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() || fi.Size() > previewReadMax {
-		return "", false
-	}
-	b, err := os.ReadFile(abs)
-	if err != nil || len(b) > previewReadMax {
+	// Workspace.ReadFile refuses a named pipe before opening it (it would
+	// block before the user is even asked) and stops at previewReadMax.
+	b, truncated, err := e.ws.ReadFile(path, previewReadMax)
+	if err != nil || truncated {
 		return "", false
 	}
 	return string(b), true
