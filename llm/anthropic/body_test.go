@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -81,7 +82,7 @@ func TestBodyMatchesTheSDKEncoding(t *testing.T) {
 				for _, system := range []string{"", "You are <harness9>."} {
 					req := llm.Request{Model: "claude-sonnet-4-5", System: system, Messages: msgs[:n],
 						Tools: testTools[:n%(len(testTools)+1)], MaxTokens: 100 * n % 300}
-					got, err := p.body(req)
+					got, err := bodyBytes(p, req)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -99,12 +100,12 @@ func TestBodyNoticesInPlaceChanges(t *testing.T) {
 	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid"))
 	msgs := history()
 	req := llm.Request{Model: "m", Messages: msgs}
-	if _, err := p.body(req); err != nil {
+	if _, err := bodyBytes(p, req); err != nil {
 		t.Fatal(err)
 	}
 	msgs[1].ToolCalls[0].Input[2] = 'P'
 	msgs[3].IsError = false
-	got, err := p.body(req)
+	got, err := bodyBytes(p, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +117,22 @@ func TestBodyNoticesInPlaceChanges(t *testing.T) {
 
 func TestBodyErrors(t *testing.T) {
 	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid"))
-	_, err := p.body(llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser}, {Role: "robot"}}})
+	_, err := bodyBytes(p, llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser}, {Role: "robot"}}})
 	if err == nil || err.Error() != `message 1: unknown role "robot"` {
 		t.Errorf("unknown role: %v", err)
 	}
-	_, err = p.body(llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "x", InputSchema: json.RawMessage(`[1]`)}}})
+	_, err = bodyBytes(p, llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "x", InputSchema: json.RawMessage(`[1]`)}}})
 	if err == nil {
 		t.Error("a schema that is not an object was accepted")
 	}
+}
+
+// bodyBytes builds req's body and returns a copy of it.
+func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
+	b, err := p.body(req)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return bytes.Clone(b.Bytes()), nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/reqcache"
 )
 
 // The request body is built here with encoding/json rather than through the
@@ -58,9 +59,8 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}}`
 // into one user message, tool_result blocks in call order. With prompt
 // caching, the system prompt, the last tool and the newest message's last
 // block are cache breakpoints (3 of the 4 the API allows), so that each
-// turn reads the previous turn's prefix from the prompt cache. "stream"
-// comes first so that the SDK, which sets it again, finds it at once.
-func (p *Provider) body(req llm.Request) ([]byte, error) {
+// turn reads the previous turn's prefix from the prompt cache.
+func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	msgs, i, err := p.msgCache.Encode(req.Messages, encodeBlocks)
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
@@ -83,7 +83,8 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 	for _, t := range tools {
 		size += len(t) + len(cacheControl)
 	}
-	b := make([]byte, 0, size)
+	body := p.bufs.Get(size)
+	b := body.Bytes()
 	b = append(b, `{"stream":true,"model":`...)
 	b = appendString(b, req.Model)
 	b = append(b, `,"max_tokens":`...)
@@ -111,7 +112,8 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}'), nil
+	body.Set(append(b, '}'))
+	return body, nil
 }
 
 // appendMessages appends "messages", merging consecutive blocks of one

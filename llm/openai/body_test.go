@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -78,7 +79,7 @@ func TestBodyMatchesTheSDKEncoding(t *testing.T) {
 			for n := 1; n <= len(msgs); n++ {
 				req := llm.Request{Model: "gpt-4.1", System: "You are <harness9>.", Messages: msgs[:n],
 					Tools: benchTools, MaxTokens: 100 * n % 300}
-				got, err := p.body(req)
+				got, err := bodyBytes(p, req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,14 +100,14 @@ func TestBodyNoticesInPlaceChanges(t *testing.T) {
 	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
 	msgs := history()
 	req := llm.Request{Model: "m", Messages: msgs}
-	if _, err := p.body(req); err != nil {
+	if _, err := bodyBytes(p, req); err != nil {
 		t.Fatal(err)
 	}
 	// Changed in place after it was sent: the cache must notice.
 	msgs[1].ToolCalls[0].Input[2] = 'P'
 	msgs[3].IsError = false
 	msgs[8].Content = "Done!"
-	got, err := p.body(req)
+	got, err := bodyBytes(p, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,11 +118,11 @@ func TestBodyNoticesInPlaceChanges(t *testing.T) {
 
 func TestBodyErrors(t *testing.T) {
 	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
-	_, err := p.body(llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser}, {Role: "robot"}}})
+	_, err := bodyBytes(p, llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser}, {Role: "robot"}}})
 	if err == nil || err.Error() != `message 1: unknown role "robot"` {
 		t.Errorf("unknown role: %v", err)
 	}
-	_, err = p.body(llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "x", InputSchema: json.RawMessage(`[1]`)}}})
+	_, err = bodyBytes(p, llm.Request{Model: "m", Tools: []llm.ToolDef{{Name: "x", InputSchema: json.RawMessage(`[1]`)}}})
 	if err == nil {
 		t.Error("a schema that is not an object was accepted")
 	}
@@ -143,9 +144,11 @@ func BenchmarkBody(b *testing.B) {
 	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
 	b.Run("cached", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := p.body(req); err != nil {
+			body, err := p.body(req)
+			if err != nil {
 				b.Fatal(err)
 			}
+			body.Release()
 		}
 	})
 	b.Run("sdk", func(b *testing.B) {
@@ -159,4 +162,14 @@ func BenchmarkBody(b *testing.B) {
 			}
 		}
 	})
+}
+
+// bodyBytes builds req's body and returns a copy of it.
+func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
+	b, err := p.body(req)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return bytes.Clone(b.Bytes()), nil
 }

@@ -33,6 +33,7 @@ type Provider struct {
 	client    sdk.ChatCompletionService
 	msgCache  reqcache.Messages[[]byte]
 	toolCache reqcache.Tools[[]byte]
+	bufs      reqcache.Buffers
 }
 
 type config struct {
@@ -137,6 +138,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			yield(llm.Chunk{}, fmt.Errorf("%s: %w", p.name, err))
 			return
 		}
+		defer body.Release()
 		stopped := false
 		send := func(c llm.Chunk) bool {
 			if !yield(c, nil) {
@@ -155,9 +157,9 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 
 // attempt makes one request and streams its chunks to send. It reports
 // whether any chunk was sent.
-func (p *Provider) attempt(ctx context.Context, body []byte, send func(llm.Chunk) bool) (bool, error) {
-	// The body replaces the one the SDK would encode from (empty) params.
-	stream := p.client.NewStreaming(ctx, sdk.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body))
+func (p *Provider) attempt(ctx context.Context, body *reqcache.Body, send func(llm.Chunk) bool) (bool, error) {
+	// The SDK encodes the (empty) params; checkStatus then sends body instead.
+	stream := p.client.NewStreaming(reqcache.WithBody(ctx, body), sdk.ChatCompletionNewParams{})
 	defer stream.Close()
 	a := assembler{send: send}
 	events := 0
@@ -180,9 +182,11 @@ func (p *Provider) attempt(ctx context.Context, body []byte, send func(llm.Chunk
 	return a.sent, nil
 }
 
-// checkStatus is an SDK middleware turning HTTP error responses into
-// *llm.ProviderError before the SDK sees them.
+// checkStatus is an SDK middleware that sends the body built by attempt
+// and turns HTTP error responses into *llm.ProviderError before the SDK
+// sees them.
 func (p *Provider) checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	reqcache.SetBody(req)
 	res, err := next(req)
 	if err != nil || res.StatusCode < 400 {
 		return res, err

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/reqcache"
 )
 
 // The request body is built here with encoding/json rather than through the
@@ -47,9 +48,8 @@ var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // body encodes a provider-neutral request as a streaming Chat Completions
 // body: the system prompt as the first message, assistant tool calls, tool
 // results as "tool" messages linked by tool_call_id, and usage reporting
-// switched on. "stream" comes first so that the SDK, which sets it again,
-// finds it without scanning the body.
-func (p *Provider) body(req llm.Request) ([]byte, error) {
+// switched on.
+func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	msgs, i, err := p.msgCache.Encode(req.Messages, encodeMessage)
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
@@ -65,7 +65,8 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 	for _, t := range tools {
 		size += len(t) + 1
 	}
-	b := make([]byte, 0, size)
+	body := p.bufs.Get(size)
+	b := body.Bytes()
 	b = append(b, `{"stream":true,"model":`...)
 	b = appendString(b, req.Model)
 	b = append(b, `,"messages":[`...)
@@ -108,7 +109,8 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 		}
 		b = strconv.AppendInt(b, int64(maxTokens), 10)
 	}
-	return append(b, '}'), nil
+	body.Set(append(b, '}'))
+	return body, nil
 }
 
 func encodeMessage(m llm.Message) ([]byte, error) {

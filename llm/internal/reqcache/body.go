@@ -1,0 +1,93 @@
+package reqcache
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+)
+
+// Buffers recycles request bodies. A long session's body is hundreds of
+// kilobytes; allocating it afresh every turn costs more (fresh pages,
+// garbage) than encoding the turn's new messages. The zero value is ready
+// and safe for concurrent use.
+type Buffers struct{ pool sync.Pool }
+
+// Body is one request body. Build it with Append, hand it to WithBody, and
+// Release it when the call is over; its buffer is reused only after the
+// HTTP transport has also closed every reader it got.
+type Body struct {
+	buf  []byte
+	refs atomic.Int32
+	from *Buffers
+}
+
+// Get returns an empty Body with room for size bytes.
+func (b *Buffers) Get(size int) *Body {
+	body, _ := b.pool.Get().(*Body)
+	if body == nil || cap(body.buf) < size {
+		body = &Body{buf: make([]byte, 0, size)}
+	}
+	body.buf, body.from = body.buf[:0], b
+	body.refs.Store(1)
+	return body
+}
+
+// Bytes returns the body's bytes so far; Set replaces them (after appends).
+func (b *Body) Bytes() []byte  { return b.buf }
+func (b *Body) Set(buf []byte) { b.buf = buf }
+
+// Release gives up the caller's hold on the body.
+func (b *Body) Release() {
+	if b.refs.Add(-1) == 0 && b.from != nil {
+		b.from.pool.Put(b)
+	}
+}
+
+func (b *Body) reader() io.ReadCloser {
+	b.refs.Add(1)
+	return &bodyReader{Reader: bytes.NewReader(b.buf), body: b}
+}
+
+type bodyReader struct {
+	*bytes.Reader
+	body   *Body
+	closed atomic.Bool
+}
+
+func (r *bodyReader) Close() error {
+	if r.closed.CompareAndSwap(false, true) {
+		r.body.Release()
+	}
+	return nil
+}
+
+type bodyKey struct{}
+
+// WithBody returns ctx carrying a request body for SetBody.
+//
+// The SDKs take a body through a request option, but then rewrite it to
+// set "stream" (a parse and a copy of the whole history per call); handing
+// it over in the context to a middleware that runs just before the HTTP
+// client sends the request skips that.
+func WithBody(ctx context.Context, body *Body) context.Context {
+	return context.WithValue(ctx, bodyKey{}, body)
+}
+
+// SetBody replaces req's body with the one its context carries, if any.
+// Providers call it from their SDK middleware.
+func SetBody(req *http.Request) {
+	body, ok := req.Context().Value(bodyKey{}).(*Body)
+	if !ok {
+		return
+	}
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
+	req.ContentLength = int64(len(body.buf))
+	req.GetBody = func() (io.ReadCloser, error) { return body.reader(), nil }
+	req.Body = body.reader()
+	req.Header.Set("Content-Type", "application/json")
+}
