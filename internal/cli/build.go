@@ -172,6 +172,10 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	rt.skills = skills
 	rt.tools = append(rt.tools, skill.NewUseSkillTool(skills))
 
+	if names := projectMCPNames(c); len(names) > 0 && !projectTrusted(c) {
+		rt.logger.Warn("this project's .mcp.json servers were not started: the project is not trusted; "+
+			"read .mcp.json, then run `harness9 trust` in it to start them", "servers", strings.Join(names, ", "))
+	}
 	servers, err := mcpServers(c)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -212,13 +216,13 @@ func (rt *wiring) Close() {
 	}
 }
 
-// mcpServers merges <workdir>/.mcp.json and config.toml's [mcp_servers];
-// config.toml wins on a name clash.
+// mcpServers merges <workdir>/.mcp.json, when the user trusts the project
+// (a cloned repository must not start commands by being opened), and
+// config.toml's [mcp_servers]; config.toml wins on a name clash.
 func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
 	out := map[string]mcptool.ServerConfig{}
-	path := filepath.Join(c.Workdir, ".mcp.json")
-	if _, err := os.Stat(path); err == nil {
-		fromFile, err := mcptool.LoadMCPJSON(path)
+	if projectTrusted(c) {
+		fromFile, err := projectMCP(c)
 		if err != nil {
 			return nil, err
 		}
@@ -230,6 +234,15 @@ func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
 		out[k] = mcptool.ServerConfig{Command: v.Command, Args: v.Args, Env: v.Env, URL: v.URL, Headers: v.Headers}
 	}
 	return out, nil
+}
+
+// projectMCP reads the workdir's .mcp.json, if any.
+func projectMCP(c *config.Config) (map[string]mcptool.ServerConfig, error) {
+	path := filepath.Join(c.Workdir, ".mcp.json")
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	return mcptool.LoadMCPJSON(path)
 }
 
 func systemPrompt(workdir string, skills []skill.Skill) string {
