@@ -14,6 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Namespaces reports whether confined commands also get PID and network
+// namespaces of their own on this system: then nothing a command starts
+// outlives it, and not even UDP leaves the machine. Without them the
+// command's session is killed after the call and Landlock denies TCP only.
+func Namespaces() bool { return namespaces() }
+
 // namespaces reports, once per process, whether commands can start in new
 // PID and network namespaces (it needs CAP_SYS_ADMIN, which root has).
 var namespaces = sync.OnceValue(func() bool {

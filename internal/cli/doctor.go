@@ -74,6 +74,8 @@ var doctorChecks = []doctorCheck{
 	{"data dir", true, checkDataDir},
 	{"database", true, checkDatabase},
 	{"sandbox", false, checkSandbox},
+	{"policy", true, checkPolicy},
+	{"trust", true, checkTrust},
 	{"rg", false, checkCommand("rg", "search_files uses it when present")},
 	{"git", false, checkCommand("git", "plans and task directories live in the git repository")},
 	{"tmux", false, checkCommand("tmux", "needed only by the TUI's end-to-end tests")},
@@ -90,7 +92,7 @@ func newDoctorCmd(e *env, g *globals) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := &doctorRun{e: e, offline: offline}
-			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir}, e.getenv)
+			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir, Sandbox: g.sandbox}, e.getenv)
 			results := d.runAll(cmd.Context(), doctorChecks)
 			if asJSON {
 				if err := writeJSON(e, results); err != nil {
@@ -221,12 +223,54 @@ func checkDatabase(ctx context.Context, d *doctorRun) (string, string) {
 	return checkOK, fmt.Sprintf("%s · integrity ok · schema %d · %d sessions", path, rep.SchemaVersion, rep.Sessions)
 }
 
-func checkSandbox(context.Context, *doctorRun) (string, string) {
-	s := sandbox.Probe()
-	if s.Available {
-		return checkOK, fmt.Sprintf("Landlock ABI %d: enforced", s.ABI)
+func checkSandbox(_ context.Context, d *doctorRun) (string, string) {
+	if d.cfg != nil && d.cfg.Sandbox.Mode == config.SandboxOff {
+		return checkWarn, "off by your choice (--sandbox off or [sandbox] mode): commands run unconfined; " + planBashNote(d.cfg) + "; Default mode asks before each bash call"
 	}
-	return checkWarn, "not enforced: " + s.Reason
+	s := sandbox.Probe()
+	if !s.Available {
+		return checkWarn, "not enforced: " + s.Reason + "; " + planBashNote(d.cfg) + "; Default mode asks before each bash call"
+	}
+	detail := fmt.Sprintf("Landlock ABI %d: enforced for every bash call", s.ABI)
+	if sandbox.Namespaces() {
+		detail += "; PID and network namespaces end leftover processes and all networking"
+	} else {
+		detail += "; no namespaces here (needs CAP_SYS_ADMIN): only TCP is denied, and a process that starts its own session can outlive its call"
+	}
+	return checkOK, detail
+}
+
+// planBashNote says what Plan Mode does with bash without the sandbox.
+func planBashNote(c *config.Config) string {
+	if c != nil && c.Sandbox.PlanBash == config.PlanBashGated {
+		return "Plan Mode's bash is guarded by the parse gate alone (plan_bash = \"gated\")"
+	}
+	return "Plan Mode offers no bash"
+}
+
+// checkPolicy prints what each mode's commands may do.
+func checkPolicy(_ context.Context, d *doctorRun) (string, string) {
+	if d.cfg.Sandbox.Mode == config.SandboxOff || !sandbox.Probe().Available {
+		return checkSkip, "no kernel sandbox"
+	}
+	network := "no network"
+	if d.cfg.Sandbox.Network {
+		network = "network allowed ([sandbox] network = true)"
+	}
+	return checkOK, "plan: read-only (reads the workdir, system and toolchain dirs; writes nothing; no network) · " +
+		"default, auto-edit: workspace-write (reads all but the deny list; writes the workdir; " + network + ")"
+}
+
+// checkTrust reports whether the project may start what it configures.
+func checkTrust(_ context.Context, d *doctorRun) (string, string) {
+	names := projectMCPNames(d.cfg)
+	switch {
+	case projectTrusted(d.cfg):
+		return checkOK, d.cfg.Workdir + " is trusted"
+	case len(names) > 0:
+		return checkWarn, fmt.Sprintf("not trusted: the MCP servers of .mcp.json (%s) do not start; read it, then run `harness9 trust`", strings.Join(names, ", "))
+	}
+	return checkOK, "not trusted (nothing in this project needs it)"
 }
 
 // checkCommand reports whether an external program is on PATH.
