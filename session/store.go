@@ -62,6 +62,13 @@ type ListOptions struct {
 	Limit   int
 }
 
+// Listing is a session with its saved planning state, as ListWithState
+// returns it.
+type Listing struct {
+	Session Session
+	State   State
+}
+
 // Store persists sessions. Implementations must be safe for concurrent use,
 // including by several processes sharing one database.
 type Store interface {
@@ -71,6 +78,10 @@ type Store interface {
 	Get(ctx context.Context, id string) (Session, error)
 	// List returns sessions, most recently updated first.
 	List(ctx context.Context, opts ListOptions) ([]Session, error)
+	// ListWithState returns what List returns, each session with its saved
+	// state (a zero State with empty Todos when none was saved), in one
+	// round trip rather than a LoadState per session.
+	ListWithState(ctx context.Context, opts ListOptions) ([]Listing, error)
 	// Update saves Title, Model and Mode and bumps Updated.
 	Update(ctx context.Context, s Session) error
 	// Delete removes a session, its messages and its state.
@@ -79,6 +90,11 @@ type Store interface {
 	AppendMessage(ctx context.Context, sessionID string, m llm.Message) error
 	// Messages returns the whole history in order.
 	Messages(ctx context.Context, sessionID string) ([]llm.Message, error)
+	// MessagesFrom returns the history from the message at index from
+	// (0-based) on, in order; from at or past the end gives an empty
+	// slice. A resume whose compaction summary stands in for the first
+	// messages loads only the rest.
+	MessagesFrom(ctx context.Context, sessionID string, from int) ([]llm.Message, error)
 	// LoadState returns the saved state, or a zero State if none was saved.
 	LoadState(ctx context.Context, sessionID string) (State, error)
 	// SaveState replaces the saved state.

@@ -29,11 +29,11 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 				if all {
 					opts.Workdir = ""
 				}
-				list, err := s.List(cmd.Context(), opts)
+				list, err := s.ListWithState(cmd.Context(), opts)
 				if err != nil {
 					return withCode(ExitError, err)
 				}
-				return printSessions(cmd.Context(), e, s, list, listJSON)
+				return printSessions(e, list, listJSON)
 			})
 		},
 	}
@@ -107,13 +107,10 @@ type sessionSummary struct {
 	TodoCount int             `json:"todos_total"`
 }
 
-func printSessions(ctx context.Context, e *env, s session.Store, list []session.Session, asJSON bool) error {
+func printSessions(e *env, list []session.Listing, asJSON bool) error {
 	rows := make([]sessionSummary, 0, len(list))
-	for _, sess := range list {
-		st, err := s.LoadState(ctx, sess.ID)
-		if err != nil {
-			return withCode(ExitError, err)
-		}
+	for _, l := range list {
+		sess, st := l.Session, l.State
 		done, _, total := planning.Progress(st.Todos)
 		status := st.Status
 		if status == "" {

@@ -35,7 +35,16 @@ func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Messa
 // messages gives an empty, non-nil slice; an unknown id wraps
 // session.ErrNotFound.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]llm.Message, error) {
-	rows, err := s.stmtMessages.QueryContext(ctx, sessionID)
+	return s.MessagesFrom(ctx, sessionID, 0)
+}
+
+// MessagesFrom returns the session's history from index from (0-based) on.
+// Sequence numbers run 1, 2, 3 ... without gaps (messages are never
+// deleted one by one), so the rows wanted are those with seq > from, an
+// index range scan that never reads the skipped messages. An unknown id
+// wraps session.ErrNotFound.
+func (s *Store) MessagesFrom(ctx context.Context, sessionID string, from int) ([]llm.Message, error) {
+	rows, err := s.stmtMessages.QueryContext(ctx, sessionID, max(from, 0))
 	if err != nil {
 		return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
 	}
@@ -48,7 +57,7 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]llm.Message, 
 		}
 		m, err := decodeMessage(body)
 		if err != nil {
-			return nil, fmt.Errorf("load messages of session %s: message %d: %w", sessionID, len(out)+1, err)
+			return nil, fmt.Errorf("load messages of session %s: message %d: %w", sessionID, max(from, 0)+len(out)+1, err)
 		}
 		out = append(out, m)
 	}

@@ -12,8 +12,17 @@ import (
 )
 
 // sessionColumns is the select list scanSession reads, over sessions AS s.
+// Sequence numbers run 1, 2, 3 ... without gaps, so the highest one is the
+// message count, read from the (session_id, seq) index without counting.
 const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode,
-	(SELECT count(*) FROM messages AS m WHERE m.session_id = s.id)`
+	(SELECT coalesce(max(m.seq), 0) FROM messages AS m WHERE m.session_id = s.id)`
+
+// listQuery lists sessions with their saved state (NULL when none was
+// saved); ?1 is a workdir to filter by, or "" for all, ?2 a limit (-1: none).
+const listQuery = `SELECT ` + sessionColumns + `, st.state FROM sessions AS s
+	LEFT JOIN session_state AS st ON st.session_id = s.id
+	WHERE ?1 = '' OR s.workdir = ?1
+	ORDER BY s.updated DESC, s.id DESC LIMIT ?2`
 
 // Create inserts a new session, filling ID (a random 16-hex-character id),
 // Created and Updated when they are empty. An id already in use is an error.
@@ -46,8 +55,7 @@ func (s *Store) Create(ctx context.Context, sess *session.Session) error {
 // whose id starts with id (at least session.MinPrefixLen characters). It
 // wraps session.ErrNotFound or session.ErrAmbiguous.
 func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
-	row := s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions AS s WHERE s.id = ?`, id)
-	sess, err := scanSession(row)
+	sess, err := scanSession(s.stmtGet.QueryRowContext(ctx, id))
 	if err == nil {
 		return sess, nil
 	}
@@ -89,8 +97,7 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 		}
 		return session.Session{}, notFound(id)
 	case 1:
-		row := s.db.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions AS s WHERE s.id = ?`, matches[0])
-		sess, err := scanSession(row)
+		sess, err := scanSession(s.stmtGet.QueryRowContext(ctx, matches[0]))
 		if errors.Is(err, sql.ErrNoRows) { // deleted meanwhile
 			return session.Session{}, notFound(id)
 		}
@@ -109,35 +116,56 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // List returns sessions, most recently updated first, optionally only those
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
-	q := `SELECT ` + sessionColumns + ` FROM sessions AS s`
-	var args []any
-	if opts.Workdir != "" {
-		q += ` WHERE s.workdir = ?`
-		args = append(args, opts.Workdir)
+	out := []session.Session{}
+	err := s.list(ctx, opts, func(sess session.Session, _ []byte) error {
+		out = append(out, sess)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	q += ` ORDER BY s.updated DESC, s.id DESC LIMIT ?`
+	return out, nil
+}
+
+// ListWithState is List with each session's saved state, in one query.
+func (s *Store) ListWithState(ctx context.Context, opts session.ListOptions) ([]session.Listing, error) {
+	out := []session.Listing{}
+	err := s.list(ctx, opts, func(sess session.Session, state []byte) error {
+		st, err := decodeState(state)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", sess.ID, err)
+		}
+		out = append(out, session.Listing{Session: sess, State: st})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// list runs listQuery and hands each row to fn with its raw state (nil
+// when none was saved).
+func (s *Store) list(ctx context.Context, opts session.ListOptions, fn func(session.Session, []byte) error) error {
 	limit := -1 // SQLite: no limit
 	if opts.Limit > 0 {
 		limit = opts.Limit
 	}
-	args = append(args, limit)
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.stmtList.QueryContext(ctx, opts.Workdir, limit)
 	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
+		return err
 	}
 	defer func() { _ = rows.Close() }()
-	out := []session.Session{}
 	for rows.Next() {
-		sess, err := scanSession(rows)
+		sess, state, err := scanListed(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list sessions: %w", err)
+			return err
 		}
-		out = append(out, sess)
+		if err := fn(sess, state); err != nil {
+			return err
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return rows.Err()
 }
 
 // Update saves sess's Title, Model and Mode and sets Updated to now. The
@@ -213,20 +241,35 @@ func exists(ctx context.Context, q queryRower, id string) (bool, error) {
 }
 
 func scanSession(r interface{ Scan(...any) error }) (session.Session, error) {
+	sess, _, err := scanRow(r, false)
+	return sess, err
+}
+
+// scanListed scans a listQuery row: the session and its raw state.
+func scanListed(r interface{ Scan(...any) error }) (session.Session, []byte, error) {
+	return scanRow(r, true)
+}
+
+func scanRow(r interface{ Scan(...any) error }, withState bool) (session.Session, []byte, error) {
 	var (
 		sess             session.Session
 		created, updated int64
 		mode             string
+		state            []byte
 	)
-	if err := r.Scan(&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.MessageCount); err != nil {
-		return session.Session{}, err
+	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.MessageCount}
+	if withState {
+		dest = append(dest, &state)
+	}
+	if err := r.Scan(dest...); err != nil {
+		return session.Session{}, nil, err
 	}
 	m, err := planning.ParseMode(mode)
 	if err != nil {
-		return session.Session{}, fmt.Errorf("session %s: %w", sess.ID, err)
+		return session.Session{}, nil, fmt.Errorf("session %s: %w", sess.ID, err)
 	}
 	sess.Mode = m
 	sess.Created = fromNanos(created)
 	sess.Updated = fromNanos(updated)
-	return sess, nil
+	return sess, state, nil
 }

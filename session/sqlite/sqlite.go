@@ -48,6 +48,8 @@ type Store struct {
 	stmtBump      *sql.Stmt
 	stmtInsertMsg *sql.Stmt
 	stmtMessages  *sql.Stmt
+	stmtGet       *sql.Stmt
+	stmtList      *sql.Stmt
 }
 
 var _ session.Store = (*Store)(nil)
@@ -154,7 +156,9 @@ func (s *Store) init(ctx context.Context) error {
 	s.stmtBump = prepare(`UPDATE sessions SET updated = ? WHERE id = ?`)
 	s.stmtInsertMsg = prepare(`INSERT INTO messages (session_id, seq, role, created, body)
 		VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4)`)
-	s.stmtMessages = prepare(`SELECT body FROM messages WHERE session_id = ? ORDER BY seq`)
+	s.stmtMessages = prepare(`SELECT body FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`)
+	s.stmtGet = prepare(`SELECT ` + sessionColumns + ` FROM sessions AS s WHERE s.id = ?`)
+	s.stmtList = prepare(listQuery)
 	if err != nil {
 		return fmt.Errorf("prepare statements: %w", err)
 	}
@@ -166,7 +170,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages} {
+	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList} {
 		if st != nil {
 			_ = st.Close()
 		}

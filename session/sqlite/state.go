@@ -30,9 +30,21 @@ func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State,
 	if err != nil {
 		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
 	}
+	st, err := decodeState(body)
+	if err != nil {
+		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+	}
+	return st, nil
+}
+
+// decodeState decodes a stored state; nil (none saved) is a zero State.
+// Todos is never nil.
+func decodeState(body []byte) (session.State, error) {
 	var st session.State
-	if err := json.Unmarshal(body, &st); err != nil {
-		return session.State{}, fmt.Errorf("load state of session %s: decode: %w", sessionID, err)
+	if body != nil {
+		if err := json.Unmarshal(body, &st); err != nil {
+			return session.State{}, fmt.Errorf("decode: %w", err)
+		}
 	}
 	if st.Todos == nil {
 		st.Todos = []planning.TodoItem{}

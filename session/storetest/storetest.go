@@ -51,6 +51,8 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"ZeroState", testZeroState},
 		{"UpdatedBumps", testUpdatedBumps},
 		{"ConcurrentAppends", testConcurrentAppends},
+		{"MessagesFrom", testMessagesFrom},
+		{"ListWithState", testListWithState},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
