@@ -71,3 +71,14 @@ func bashOptions(c *config.Config, sb *sandbox.Sandbox, hide []string) []builtin
 	}
 	return opts
 }
+
+// sandboxLabel is the status bar's word on the sandbox.
+func sandboxLabel(rt *wiring) string {
+	switch {
+	case rt.sandbox == nil:
+		return "SANDBOX OFF"
+	case !rt.sandbox.Support().Available:
+		return "NO SANDBOX"
+	}
+	return "sandboxed"
+}

@@ -110,10 +110,12 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			}
 			return infos, nil
 		},
-		Workdir:       rt.cfg.Workdir,
-		HistoryFile:   filepath.Join(rt.cfg.Home, "history"),
-		ModelLabel:    rt.cfg.Model,
-		ContextWindow: contextWindow(rt.cfg, rt.resolved),
+		Workdir:         rt.cfg.Workdir,
+		HistoryFile:     filepath.Join(rt.cfg.Home, "history"),
+		ModelLabel:      rt.cfg.Model,
+		SandboxEnforced: rt.sandbox != nil && rt.sandbox.Support().Available,
+		SandboxLabel:    sandboxLabel(rt),
+		ContextWindow:   contextWindow(rt.cfg, rt.resolved),
 		SkillsList: func() []string {
 			var out []string
 			for _, s := range rt.skills {

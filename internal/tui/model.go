@@ -272,6 +272,7 @@ func (m *model) statusBar() statusBar {
 	s := statusBar{
 		mode: m.mode, model: m.opts.ModelLabel, ctxTokens: m.ctxTokens, ctxWindow: m.ctxWindow,
 		sessionID: m.sessionID, done: done, total: total,
+		sandboxOK: m.opts.SandboxEnforced, sandbox: m.opts.SandboxLabel,
 	}
 	if m.running {
 		// The running turn keeps the tools of the mode it started in; a

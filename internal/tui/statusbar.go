@@ -24,6 +24,9 @@ type statusBar struct {
 	// user switched modes while a turn runs in mode).
 	next     planning.Mode
 	showNext bool
+	// sandbox labels the kernel sandbox: dim when enforced, red otherwise.
+	sandbox   string
+	sandboxOK bool
 }
 
 // contextStyle colours the gauge: green below 50%, yellow below 80%, red above.
@@ -46,6 +49,13 @@ func (s statusBar) view(width int) string {
 	}
 	if s.model != "" {
 		parts = append(parts, th.bar.Render(s.model))
+	}
+	if s.sandbox != "" {
+		st := th.bar.Foreground(colDim)
+		if !s.sandboxOK {
+			st = th.bar.Foreground(colRed).Bold(true)
+		}
+		parts = append(parts, st.Render(s.sandbox))
 	}
 	if s.ctxWindow > 0 {
 		pct := s.ctxTokens * 100 / s.ctxWindow

@@ -79,6 +79,11 @@ type Options struct {
 	Workdir string
 	// ModelLabel is "provider/model", shown in the status bar.
 	ModelLabel string
+	// Sandbox says whether bash runs in the kernel sandbox, for the status
+	// bar: SandboxEnforced shows nothing alarming; otherwise SandboxLabel is
+	// shown in red ("SANDBOX OFF", "NO SANDBOX").
+	SandboxEnforced bool
+	SandboxLabel    string
 	// ContextWindow is the model's window in tokens, used for the context
 	// gauge until the engine reports usage.
 	ContextWindow int
