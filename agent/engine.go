@@ -54,6 +54,7 @@ type Engine struct {
 	mode       planning.Mode
 	sess       *session.Session // nil until the first run creates it
 	history    []llm.Message    // the whole conversation, as stored
+	skipped    int              // leading placeholders in history a resume did not load (resume_lean.go)
 	status     planning.Status
 	plan       *planning.Plan
 	taskDir    string
@@ -233,7 +234,7 @@ func (e *Engine) PlanFile() string {
 func (e *Engine) History() []llm.Message {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]llm.Message(nil), e.history...)
+	return e.fullHistoryLocked()
 }
 
 // Compaction returns the stored compaction summary, or nil.

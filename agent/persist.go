@@ -104,18 +104,18 @@ func (e *Engine) resume(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	msgs, err := st.Messages(ctx, s.ID)
-	if err != nil {
-		return fmt.Errorf("agent: cannot load the history of session %s: %w", s.ID, err)
-	}
 	state, err := st.LoadState(ctx, s.ID)
 	if err != nil {
 		return fmt.Errorf("agent: cannot load the planning state of session %s: %w", s.ID, err)
 	}
+	msgs, skipped, err := loadHistory(ctx, st, s, state.Compaction)
+	if err != nil {
+		return fmt.Errorf("agent: cannot load the history of session %s: %w", s.ID, err)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sess = &s
-	e.history = msgs
+	e.history, e.skipped = msgs, skipped
 	if !e.cfg.modeSet {
 		e.mode = s.Mode
 	}

@@ -61,10 +61,11 @@ func (p *firstRequest) Stream(_ context.Context, req llm.Request) iter.Seq2[llm.
 	}
 }
 
-// seedSession writes a session of n messages to a new SQLite file and
-// returns the file and the session's id. With compacted, a stored summary
-// covers all but the newest 11 messages, as after a compaction.
-func seedSession(b *testing.B, salt, n int, compacted bool) (string, string) {
+// seedSession writes a session of n messages, started in workdir, to a
+// new SQLite file and returns the file and the session's id. With
+// compacted, a stored summary covers all but the newest 11 messages, as
+// after a compaction.
+func seedSession(b testing.TB, workdir string, salt, n int, compacted bool) (string, string) {
 	b.Helper()
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), "harness9.db")
@@ -73,7 +74,7 @@ func seedSession(b *testing.B, salt, n int, compacted bool) (string, string) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	s := session.Session{Workdir: "/w", Model: "test/model", Title: "resume bench"}
+	s := session.Session{Workdir: workdir, Model: "test/model", Title: "resume bench"}
 	if err := st.Create(ctx, &s); err != nil {
 		b.Fatal(err)
 	}
@@ -104,7 +105,10 @@ func seedSession(b *testing.B, salt, n int, compacted bool) (string, string) {
 // built and sent (the compaction check estimates the whole context). The
 // reported ns/op and ms-to-first-request cover exactly that; the rest of the
 // run is not timed. Each iteration resumes a different session so the
-// token-estimate cache starts cold, as in a new process.
+// token-estimate cache starts cold, as in a new process. The sessions are
+// seeded in the engine's own workdir (a resume from another one is
+// refused), and anything short of a completed run whose first request
+// holds the expected messages fails the benchmark.
 //
 //   - full: no stored compaction, a window large enough to hold the history
 //     (every message is estimated);
@@ -117,9 +121,10 @@ func BenchmarkResume10000(b *testing.B) {
 	}{{"full", false}, {"compacted", true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var toFirst time.Duration
+			workdir, home := b.TempDir(), b.TempDir()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				path, id := seedSession(b, i, n, bc.compacted)
+				path, id := seedSession(b, workdir, i, n, bc.compacted)
 				p := &firstRequest{}
 				b.StartTimer()
 				start := time.Now()
@@ -128,10 +133,10 @@ func BenchmarkResume10000(b *testing.B) {
 					b.Fatal(err)
 				}
 				eng, err := agent.New(p, agent.WithStore(st), agent.WithSession(id), agent.WithModel("m"),
-					agent.WithWorkdir(b.TempDir()), agent.WithHome(b.TempDir()),
+					agent.WithWorkdir(workdir), agent.WithHome(home),
 					agent.WithContextWindow(10_000_000), agent.WithCompactor(compact.New(p, "m")))
 				if err != nil {
-					b.Fatal(err)
+					b.Fatalf("cannot resume the seeded session: %v", err)
 				}
 				var status agent.RunStatus
 				for ev := range eng.Run(context.Background(), "carry on") {
