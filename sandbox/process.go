@@ -12,6 +12,7 @@ import (
 type Process struct {
 	cmd     *exec.Cmd
 	scratch string
+	git     *gitGuard // WorkspaceWrite: git state restored by Cleanup
 	// PIDNamespace is true when the command runs in a PID namespace of its
 	// own, so that its exit ends every process it started.
 	PIDNamespace bool
@@ -52,24 +53,31 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) (*Process, error) {
 	if cmd.Dir == "" {
 		cmd.Dir = s.workdir
 	}
+	var git *gitGuard
+	if p == WorkspaceWrite {
+		git = guardGit(s.workdir)
+	}
 	pidns, err := s.start(cmd, p, scratch)
 	if err != nil {
 		os.RemoveAll(scratch)
 		return nil, err
 	}
-	return &Process{cmd: cmd, scratch: scratch, PIDNamespace: pidns}, nil
+	return &Process{cmd: cmd, scratch: scratch, git: git, PIDNamespace: pidns}, nil
 }
 
-// Cleanup kills whatever the command left running and deletes its scratch
-// directory. In a PID namespace the kernel has already ended every process
-// when the shell exited; otherwise the command's session is killed, which
-// reaches background jobs but not a process that started a session of its
-// own.
-func (p *Process) Cleanup() {
+// Cleanup kills whatever the command left running, deletes its scratch
+// directory and, under WorkspaceWrite, restores .git/config and .git/hooks
+// as they were before the command (git runs them unconfined later). It
+// returns the git paths it restored. In a PID namespace the kernel has
+// already ended every process when the shell exited; otherwise the
+// command's session is killed, which reaches background jobs but not a
+// process that started a session of its own.
+func (p *Process) Cleanup() (restored []string) {
 	if p.cmd.Process != nil {
 		killSession(p.cmd.Process.Pid)
 	}
 	_ = os.RemoveAll(p.scratch)
+	return p.git.restore()
 }
 
 // Scratch returns the call's private scratch directory.

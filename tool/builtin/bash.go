@@ -184,7 +184,6 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("bash: cannot start %s: %w", b.shell, err)
 	}
-	defer cleanup()
 	pgid := cmd.Process.Pid
 
 	done := make(chan error, 1)
@@ -203,6 +202,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 		err = b.kill(pgid, done)
 	}
 
+	restored := cleanup() // before the output is read: nothing writes any more
 	var res strings.Builder
 	text := out.String()
 	if text == "" {
@@ -214,6 +214,11 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	failed := stopped != ""
 	if stopped != "" {
 		fmt.Fprintf(&res, "%s; it and every process it started were killed\n", stopped)
+	}
+	if len(restored) > 0 {
+		fmt.Fprintf(&res, "harness9 restored %s: git would run hooks and configuration changes outside the sandbox, "+
+			"so commands may not change them\n", strings.Join(restored, ", "))
+		failed = true
 	}
 	var exitErr *exec.ExitError
 	switch {
@@ -239,7 +244,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 // start starts cmd under policy. refused is the model-facing reason when
 // the command must not run at all; cleanup kills what the command leaves
 // behind and removes its scratch space.
-func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func(), refused string, err error) {
+func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func() []string, refused string, err error) {
 	if b.Contained() {
 		p, err := b.sb.Start(cmd, policy)
 		if err != nil {
@@ -264,7 +269,7 @@ func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func(), refu
 		return nil, "", err
 	}
 	pid := cmd.Process.Pid
-	return func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }, "", nil
+	return func() []string { _ = syscall.Kill(-pid, syscall.SIGKILL); return nil }, "", nil
 }
 
 // kill ends the process group: SIGTERM first so programs can clean up,
