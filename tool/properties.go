@@ -1,5 +1,7 @@
 package tool
 
+import "encoding/json"
+
 // ReadOnlyCapable is implemented by tools that change things in general but
 // can run a call without changing anything when the context asks them to
 // (sandbox.ContextWithPolicy with sandbox.ReadOnly): bash confined by the
@@ -15,4 +17,33 @@ type ReadOnlyCapable interface {
 // before each call outside Plan Mode.
 type Contained interface {
 	Contained() bool
+}
+
+// Previewer is implemented by tools that can show what a call would do
+// before it runs: the approval dialog shows Preview instead of the raw
+// arguments (a diff for an edit, the command for a shell).
+type Previewer interface {
+	Preview(input json.RawMessage) string
+}
+
+// Summarizer is implemented by tools that can say in one line what a
+// finished call did, for transcripts ("exit code: 0 · ok", "read 40
+// lines"). out is the result the model saw.
+type Summarizer interface {
+	Summary(input json.RawMessage, out Result) string
+}
+
+// Scoped is implemented by tools whose calls act on something a permission
+// rule can name: a shell command line, a file path, a URL. Rules with a
+// specifier ("bash(git diff:*)", "edit_file(src/**)") match only tools
+// that report a scope.
+type Scoped interface {
+	Scope(input json.RawMessage) Scope
+}
+
+// Scope is what one call acts on; fields a tool does not use are empty.
+type Scope struct {
+	Command string // the shell command line
+	Path    string // the file or directory path, as given
+	URL     string // the address fetched
 }
