@@ -172,9 +172,11 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	rt.skills = skills
 	rt.tools = append(rt.tools, skill.NewUseSkillTool(skills))
 
-	if names := projectMCPNames(c); len(names) > 0 && !projectTrusted(c) {
-		rt.logger.Warn("this project's .mcp.json servers were not started: the project is not trusted; "+
-			"read .mcp.json, then run `harness9 trust` in it to start them", "servers", strings.Join(names, ", "))
+	if names := projectMCPNames(c); len(names) > 0 {
+		if ok, why := trustState(c); !ok {
+			rt.logger.Warn("this project's .mcp.json servers were not started: "+why+
+				"; read .mcp.json, then run `harness9 trust` in it to start them", "servers", strings.Join(names, ", "))
+		}
 	}
 	servers, err := mcpServers(c)
 	if err != nil {

@@ -264,11 +264,12 @@ func checkPolicy(_ context.Context, d *doctorRun) (string, string) {
 // checkTrust reports whether the project may start what it configures.
 func checkTrust(_ context.Context, d *doctorRun) (string, string) {
 	names := projectMCPNames(d.cfg)
+	ok, why := trustState(d.cfg)
 	switch {
-	case projectTrusted(d.cfg):
+	case ok:
 		return checkOK, d.cfg.Workdir + " is trusted"
 	case len(names) > 0:
-		return checkWarn, fmt.Sprintf("not trusted: the MCP servers of .mcp.json (%s) do not start; read it, then run `harness9 trust`", strings.Join(names, ", "))
+		return checkWarn, fmt.Sprintf("%s: the MCP servers of .mcp.json (%s) do not start; read it, then run `harness9 trust`", why, strings.Join(names, ", "))
 	}
 	return checkOK, "not trusted (nothing in this project needs it)"
 }

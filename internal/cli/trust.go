@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +32,20 @@ type trustRecord struct {
 
 type trustEntry struct {
 	TrustedAt time.Time `json:"trusted_at"`
+	// MCPHash is the SHA-256 of .mcp.json when the user trusted the
+	// project: a file changed since (by a pull, or by the agent itself)
+	// must be trusted again before its servers start.
+	MCPHash string `json:"mcp_sha256,omitempty"`
+}
+
+// mcpHash is the SHA-256 of the workdir's .mcp.json, "" when it has none.
+func mcpHash(c *config.Config) string {
+	b, err := os.ReadFile(filepath.Join(c.Workdir, ".mcp.json"))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func loadTrust(home string) (trustRecord, error) {
@@ -67,15 +83,29 @@ func saveTrust(home string, rec trustRecord) error {
 	return err
 }
 
-// projectTrusted reports whether the user trusted c's workdir. An
-// unreadable record counts as untrusted.
+// projectTrusted reports whether the user trusted c's workdir as it is
+// now: its .mcp.json must be the one they trusted. An unreadable record
+// counts as untrusted.
 func projectTrusted(c *config.Config) bool {
+	ok, _ := trustState(c)
+	return ok
+}
+
+// trustState reports whether the project is trusted and, when it is not
+// although it once was, why.
+func trustState(c *config.Config) (trusted bool, why string) {
 	rec, err := loadTrust(c.Home)
 	if err != nil {
-		return false
+		return false, err.Error()
 	}
-	_, ok := rec.Projects[c.Workdir]
-	return ok
+	e, ok := rec.Projects[c.Workdir]
+	switch {
+	case !ok:
+		return false, "the project is not trusted"
+	case e.MCPHash != mcpHash(c):
+		return false, ".mcp.json changed since you trusted the project"
+	}
+	return true, ""
 }
 
 // projectMCPNames lists the servers the workdir's .mcp.json defines.
@@ -126,7 +156,7 @@ func newTrustCmd(e *env, g *globals) *cobra.Command {
 			case revoke:
 				delete(rec.Projects, c.Workdir)
 			default:
-				rec.Projects[c.Workdir] = trustEntry{TrustedAt: time.Now().UTC()}
+				rec.Projects[c.Workdir] = trustEntry{TrustedAt: time.Now().UTC(), MCPHash: mcpHash(c)}
 			}
 			if err := saveTrust(c.Home, rec); err != nil {
 				return withCode(ExitUsage, fmt.Errorf("saving the trusted projects in %s: %w", c.Home, err))

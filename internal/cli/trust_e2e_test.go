@@ -41,6 +41,23 @@ func TestProjectMCPStartsOnlyOnceTrusted(t *testing.T) {
 	}
 	os.Remove(marker)
 
+	// A .mcp.json changed after the trust (by a pull, or by the agent
+	// itself) must be trusted again.
+	changed := strings.Replace(mcp, "sleep 5", "sleep 4", 1)
+	if err := os.WriteFile(filepath.Join(h.workdir, ".mcp.json"), []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.run("", "-C", h.workdir, "mcp", "list")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a .mcp.json changed since the trust was started")
+	}
+	h.run("", "-C", h.workdir, "trust")
+	h.run("", "-C", h.workdir, "mcp", "list")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("a re-trusted project's MCP server did not start")
+	}
+	os.Remove(marker)
+
 	if r := h.run("", "-C", h.workdir, "trust", "--revoke"); r.code != 0 {
 		t.Fatalf("trust --revoke: exit %d\n%s", r.code, r.stderr)
 	}
