@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harness9/harness9/shellgate"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -14,7 +15,7 @@ import (
 const (
 	TodoWriteName  = "todo_write"
 	SubmitPlanName = "submit_plan"
-	// BashName is the shell tool, allowed in Plan Mode behind CheckPlanCommand.
+	// BashName is the shell tool, allowed in Plan Mode behind shellgate.Check.
 	BashName = "bash"
 )
 
@@ -50,7 +51,7 @@ func WithReadOnlyTools(names ...string) GateOption {
 
 // WithWorkspace sandboxes what bash may read in Plan Mode: every path a
 // command reads must resolve inside ws and outside its deny list, as for the
-// file tools (CheckPlanCommand). A nil ws turns the sandbox off.
+// file tools (shellgate.WithWorkspace). A nil ws turns the sandbox off.
 func WithWorkspace(ws *tool.Workspace) GateOption {
 	return func(g *modeGate) { g.ws = ws }
 }
@@ -61,7 +62,7 @@ func WithWorkspace(ws *tool.Workspace) GateOption {
 // the history, and the prompt is never what keeps Plan Mode read-only.
 //
 // In Plan Mode the allowlist is PlanAllowlist plus WithReadOnlyTools, and
-// bash runs only commands CheckPlanCommand accepts: read-only, and reading
+// bash runs only commands shellgate.Check accepts: read-only, and reading
 // only inside the WithWorkspace sandbox when one is given. In every other
 // mode every tool is allowed except submit_plan, which only means something
 // while planning.
@@ -109,9 +110,9 @@ func (g *modeGate) Check(name string, input json.RawMessage) error {
 	if g.mode == ModePlan && name == BashName {
 		command, err := bashCommand(input)
 		if err == nil {
-			err = CheckPlanCommand(command, g.ws)
+			err = shellgate.Check(command, shellgate.WithWorkspace(g.ws))
 		}
-		var ce *CommandError
+		var ce *shellgate.CommandError
 		if errors.As(err, &ce) && ce.Path != "" {
 			return fmt.Errorf("Plan Mode's bash may only read inside the workspace; refused %w. "+
 				"Give paths relative to the workspace root (%s), or explore with read_file, list_files "+
@@ -145,7 +146,7 @@ func (g *modeGate) readTools() []string {
 func bashCommand(input json.RawMessage) (string, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(input, &fields); err != nil {
-		return "", &CommandError{Reason: "the bash arguments are not a JSON object with a \"command\" string"}
+		return "", &shellgate.CommandError{Reason: "the bash arguments are not a JSON object with a \"command\" string"}
 	}
 	var raw json.RawMessage
 	n := 0
@@ -155,11 +156,11 @@ func bashCommand(input json.RawMessage) (string, error) {
 		}
 	}
 	if n != 1 {
-		return "", &CommandError{Reason: "the bash arguments must contain exactly one \"command\" field"}
+		return "", &shellgate.CommandError{Reason: "the bash arguments must contain exactly one \"command\" field"}
 	}
 	var command string
 	if err := json.Unmarshal(raw, &command); err != nil {
-		return "", &CommandError{Reason: "\"command\" must be a string"}
+		return "", &shellgate.CommandError{Reason: "\"command\" must be a string"}
 	}
 	return command, nil
 }

@@ -1,9 +1,11 @@
-package planning
+package shellgate
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Checkers for the shell builtins and small utilities that are read-only
@@ -71,17 +73,20 @@ func checkRead(args []arg) string {
 	return ""
 }
 
-func isLowerIdent(s string) bool {
-	if s == "" || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return false
+// readNames returns the variables a read command assigns, as checkRead
+// parses it.
+func readNames(args []arg) []string {
+	var names []string
+	for i := 0; i < len(args); i++ {
+		v := args[i].value
+		switch {
+		case v == "-d" || v == "-n" || v == "-N" || v == "-t" || v == "-p":
+			i++
+		case !strings.HasPrefix(v, "-") && args[i].literal():
+			names = append(names, v)
 		}
 	}
-	return true
+	return names
 }
 
 func checkPrintf(args []arg) string {
@@ -117,7 +122,7 @@ func checkPrintenv(args []arg) string {
 		return "printenv " + printsEnvironment
 	}
 	for _, a := range args {
-		if !a.literal() || !safeVariable(a.value) || !isIdent(a.value) {
+		if !a.literal() || !safeEnv[a.value] {
 			return fmt.Sprintf("printenv %s may print a secret (environment variables carry API keys and tokens); "+
 				"only non-secret variables such as HOME, PWD, USER or PATH can be printed in Plan Mode", a.value)
 		}
@@ -125,83 +130,99 @@ func checkPrintenv(args []arg) string {
 	return ""
 }
 
-// checkPs refuses the BSD-style e modifier (ps e, ps auxe), which prints the
-// environment of every process, secrets included.
+// checkPs refuses the BSD-style e modifier (ps e, ps auxe) and the environ
+// format (ps -o environ), which print the environment of every process,
+// secrets included.
 func checkPs(args []arg) string {
 	for _, a := range args {
 		if !a.literal() {
 			return "ps arguments must be literal in Plan Mode"
 		}
-		if !strings.HasPrefix(a.value, "-") && strings.Contains(a.value, "e") {
-			return "ps e " + printsEnvironment + " of each process; use ps without the e modifier (ps aux, ps -ef)"
+		if !strings.HasPrefix(a.value, "-") && strings.Contains(a.value, "e") || strings.Contains(strings.ToLower(a.value), "env") {
+			return "ps e and ps -o environ print the environment of every process, which can hold secrets (API keys, tokens); use ps without them (ps aux, ps -ef)"
 		}
 	}
 	return ""
 }
 
-// safeEnv are the environment variables Plan Mode may expand or print:
-// they describe the machine and the user and are never credentials.
-var safeEnv = setOf("HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "PATH", "LANG", "LANGUAGE",
-	"LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TERM", "TMPDIR", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE",
-	"UID", "EUID", "PPID", "BASHPID", "BASH_VERSION", "SHLVL", "RANDOM", "SECONDS", "LINENO", "IFS",
-	"COLUMNS", "LINES", "EDITOR", "VISUAL", "PAGER", "GOPATH", "GOROOT", "GOOS", "GOARCH",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR")
-
-// safeVariable reports whether Plan Mode may expand the shell parameter
-// name: special parameters ($1, $?, $@ ...), lower-case names (shell
-// variables, such as the loop and read variables the gate allows) and the
-// non-secret environment variables of safeEnv. Upper-case names are how
-// environment variables, API keys among them, are spelled.
-func safeVariable(name string) bool {
-	if name == "" || isDigits(name) || (len(name) == 1 && strings.Contains("@*#?-$!_", name)) {
-		return true
-	}
-	return safeEnv[name] || !strings.ContainsAny(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-}
-
-// jqUnsafe matches jq filters that read the environment ($ENV, env) or load
-// modules from files (include, import).
-var jqUnsafe = regexp.MustCompile(`\$ENV\b|(^|[^.\w$"])env\b|\b(include|import)\b`)
+// jqUnsafe matches jq programs that may read the environment ($ENV, env;
+// jq allows blanks and comments between $ and the name, so any ENV word
+// counts) or load code or data from files (include, import, modulemeta,
+// get_search_list, input_filename aside). A field named env (.env, ."env")
+// is fine.
+var jqUnsafe = regexp.MustCompile(`\bENV\b|(^|[^.\w"])env\b|\b(include|import|modulemeta|get_search_list|\$__prog_args)\b`)
 
 func checkJq(args []arg) string {
 	for _, a := range args {
 		switch {
 		case !a.literal():
 			return "jq arguments must be literal in Plan Mode"
-		case a.value == "-f" || longOpt(a.value, "--from-file"):
-			return "jq -f reads a filter the gate cannot check; pass the filter inline"
+		case a.value == "-f" || longOpt(a.value, "--from-file") || (isCluster(a.value) && !strings.HasPrefix(a.value, "--") && strings.Contains(a.value, "f")):
+			return "jq -f reads a program the gate cannot check; pass the program inline"
 		case jqUnsafe.MatchString(a.value):
-			return "jq filters may not use $ENV or env (environment variables hold secrets) or include/import modules in Plan Mode"
+			return "jq programs may not use $ENV or env (environment variables hold secrets) or include/import modules in Plan Mode"
 		}
 	}
 	return ""
 }
 
-func isIdent(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func checkCommand(args []arg) string {
+func checkCommandBuiltin(args []arg) string {
 	if len(args) >= 2 && args[0].literal() && (args[0].value == "-v" || args[0].value == "-V") {
 		return ""
 	}
 	return "command CMD runs CMD; only command -v NAME (to locate a command) is allowed in Plan Mode"
 }
 
+// checkTest allows test and [ with literal arguments, and with a value from
+// a loop variable where the shape of the test is fixed by literal operators:
+// [ -f "$f" ], [ "$a" = x ]. A test whose operator could come from a value
+// is refused: test -v evaluates array subscripts, which can run commands.
 func checkTest(args []arg) string {
+	const unsafe = "test -v is not allowed in Plan Mode (it evaluates array subscripts that can run commands)"
+	if n := len(args); n > 0 && args[n-1].static && args[n-1].value == "]" {
+		args = args[:n-1]
+	}
+	dynamic := false
 	for _, a := range args {
-		if !a.literal() {
-			return "test/[ arguments must be literal in Plan Mode (test -v evaluates array subscripts that can run commands); check files with literal paths or use ls"
+		if a.static && a.value == "-v" {
+			return unsafe
 		}
-		if a.value == "-v" {
-			return "test -v is not allowed in Plan Mode (it evaluates array subscripts that can run commands)"
+		if !a.literal() {
+			dynamic = true
 		}
 	}
-	return ""
+	if !dynamic {
+		return ""
+	}
+	if len(args) > 0 && args[0].literal() && args[0].value == "!" {
+		args = args[1:]
+	}
+	operand := func(a arg) bool { return a.literal() || quotedParam(a.w) }
+	switch {
+	case len(args) == 2 && args[0].literal() && unaryTest[args[0].value] && operand(args[1]):
+		return ""
+	case len(args) == 3 && args[1].literal() && binaryTest[args[1].value] && operand(args[0]) && operand(args[2]):
+		return ""
+	}
+	return "test/[ with values from variables is allowed only as [ -OP \"$var\" ] or [ \"$var\" OP value ] in Plan Mode; " +
+		"write other tests with literal arguments"
+}
+
+var (
+	unaryTest  = setOf("-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w", "-x", "-G", "-L", "-N", "-O", "-S", "-n", "-z")
+	binaryTest = setOf("=", "==", "!=", "<", ">", "-nt", "-ot", "-ef", "-eq", "-ne", "-lt", "-le", "-gt", "-ge")
+)
+
+// quotedParam recognises "$name" and "${name}": one argument, whatever the
+// value.
+func quotedParam(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) != 1 {
+		return false
+	}
+	dq, ok := w.Parts[0].(*syntax.DblQuoted)
+	if !ok || dq.Dollar || len(dq.Parts) != 1 {
+		return false
+	}
+	p, ok := dq.Parts[0].(*syntax.ParamExp)
+	return ok && p.Param != nil && p.Exp == nil && p.Repl == nil && p.Index == nil && p.Slice == nil && !p.Excl && !p.Length
 }

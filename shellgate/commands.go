@@ -1,4 +1,4 @@
-package planning
+package shellgate
 
 import (
 	"fmt"
@@ -7,17 +7,41 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// simpleCommands read and print and have no option that writes a file or
-// runs another program, so any arguments are fine — even ones produced by a
-// substitution or fed by xargs.
-var simpleCommands = setOf(
-	"ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "stat",
-	"du", "df", "echo", "cut", "tr", "diff", "cmp", "which", "type", "basename",
-	"dirname", "realpath", "readlink", "true", "false", ":", "cd", "nl", "tac",
-	"rev", "paste", "comm", "join", "column", "fold", "od", "hexdump", "strings",
-	"md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "whoami", "id",
-	"uname", "nproc", "expand", "unexpand", "seq",
+// reader is a command that reads and prints and has no option that writes
+// a file or runs another program, so for that any arguments are fine, even
+// ones produced by a substitution or added by xargs. A few of its options
+// are still refused when written out: those that read file names from a
+// file or stdin (no path check can follow them) and those that never end.
+type reader struct {
+	short  string   // refused short options (letters)
+	long   []string // refused long options (unique prefixes count)
+	reason string
+}
+
+const (
+	namesFromInput = "reads file names from a file or stdin, which cannot be checked against the workspace; name the files as arguments"
+	neverEnds      = "never ends (the call would hang until its timeout); use tail -n"
 )
+
+var readers = func() map[string]reader {
+	m := map[string]reader{
+		"tail": {short: "fF", long: []string{"--follow", "--retry"}, reason: neverEnds},
+		"wc":   {long: []string{"--files0-from"}, reason: namesFromInput},
+		"du":   {long: []string{"--files0-from"}, reason: namesFromInput},
+	}
+	for _, n := range []string{"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum"} {
+		m[n] = reader{short: "c", long: []string{"--check"}, reason: namesFromInput}
+	}
+	for _, n := range []string{
+		"ls", "cat", "head", "grep", "egrep", "fgrep", "pwd", "stat", "df", "echo", "cut", "tr",
+		"diff", "cmp", "which", "type", "basename", "dirname", "realpath", "readlink", "true",
+		"false", ":", "cd", "nl", "tac", "rev", "paste", "comm", "join", "column", "fold", "od",
+		"hexdump", "strings", "whoami", "id", "uname", "nproc", "expand", "unexpand", "seq",
+	} {
+		m[n] = reader{}
+	}
+	return m
+}()
 
 // checkedCommands are read-only only with some arguments; each checker
 // returns "" when the arguments are safe, else the reason they are not.
@@ -27,10 +51,18 @@ func init() {
 	checkedCommands = map[string]func([]arg) string{
 		"find": checkFind, "git": checkGit, "sed": checkSed, "sort": checkSort,
 		"uniq": checkUniq, "tree": checkTree, "file": checkFile, "date": checkDate,
-		"printf": checkPrintf, "env": checkEnv, "command": checkCommand,
+		"printf": checkPrintf, "env": checkEnv, "command": checkCommandBuiltin,
 		"test": checkTest, "[": checkTest, "rg": checkRg, "xargs": checkXargs,
-		"read": checkRead, "printenv": checkPrintenv, "ps": checkPs, "jq": checkJq, "awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk,
+		"read": checkRead, "printenv": checkPrintenv, "ps": checkPs, "jq": checkJq,
+		"awk": checkAwk, "gawk": checkAwk, "mawk": checkAwk, "nawk": checkAwk, "go": checkGo,
 	}
+}
+
+// allowed reports whether name is on the allowlist at all.
+func allowed(name string) bool {
+	_, r := readers[name]
+	_, c := checkedCommands[name]
+	return r || c
 }
 
 // refusedCommands get a specific explanation instead of the generic one.
@@ -42,7 +74,7 @@ var refusedCommands = func() map[string]string {
 	for _, n := range []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"} {
 		m[n] = "a nested shell (" + n + " -c ...) can run anything; run the commands directly instead"
 	}
-	for _, n := range []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "tclsh", "Rscript", "osascript", "go", "java"} {
+	for _, n := range []string{"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "tclsh", "Rscript", "osascript", "java"} {
 		m[n] = n + " can run arbitrary code and write files; read the sources with read_file instead"
 	}
 	for _, n := range []string{"sudo", "su", "doas", "nohup", "timeout", "nice", "ionice", "stdbuf", "chroot", "setsid", "watch", "time", "strace", "script"} {
@@ -53,18 +85,9 @@ var refusedCommands = func() map[string]string {
 	return m
 }()
 
-const allowedSummary = "ls, cat, head, tail, wc, grep, rg, find (without -exec/-delete), tree, stat, file, du, df, pwd, " +
-	"echo, printf, sort, uniq, cut, tr, diff, sed (without -i/w/e), awk (without system/>/|), xargs with a simple reader, " +
-	"git status/log/diff/show/branch/rev-parse/ls-files/blame/grep"
-
-// arg is one argument of a simple command as far as it is known statically.
-type arg struct {
-	value  string
-	static bool // value is exactly what the command receives
-	glob   bool // unquoted glob characters: may expand to other (option-like) words
-}
-
-func (a arg) literal() bool { return a.static && !a.glob }
+const allowedSummary = "ls, cat, head, tail, wc, grep, rg, find, tree, stat, file, du, df, pwd, echo, printf, " +
+	"sort, uniq, cut, tr, diff, jq, sed (without -i/w/e), awk (without system/>/|), xargs and find -exec with a simple reader, " +
+	"git status/log/diff/show/branch/rev-parse/ls-files/blame/grep, go list/doc/version/env"
 
 func checkCall(c *syntax.CallExpr) error {
 	if len(c.Assigns) > 0 {
@@ -76,14 +99,9 @@ func checkCall(c *syntax.CallExpr) error {
 	if len(c.Args) == 0 {
 		return nil
 	}
-	name, ok := literal(c.Args[0])
-	if !ok || (name.glob && name.value != "[") {
+	name, args, ok := callArgs(c)
+	if !ok || (name.glob && name.value != "[") || name.tilde {
 		return refuse(c, "the command name must be a literal word, not a variable, substitution or glob")
-	}
-	args := make([]arg, 0, len(c.Args)-1)
-	for _, w := range c.Args[1:] {
-		lit, ok := literal(w)
-		args = append(args, arg{value: lit.value, static: ok, glob: lit.glob})
 	}
 	if reason := checkSimple(name.value, args); reason != "" {
 		return refuse(c, reason)
@@ -97,8 +115,8 @@ func checkSimple(name string, args []arg) string {
 	if strings.Contains(name, "/") {
 		return "run commands by their bare name (ls, not /bin/ls or ./ls); a path can point at any program"
 	}
-	if simpleCommands[name] {
-		return ""
+	if r, ok := readers[name]; ok {
+		return checkReader(name, r, args)
 	}
 	if check, ok := checkedCommands[name]; ok {
 		return check(args)
@@ -107,6 +125,49 @@ func checkSimple(name string, args []arg) string {
 		return reason
 	}
 	return fmt.Sprintf("%s is not on Plan Mode's read-only allowlist (%s)", name, allowedSummary)
+}
+
+// checkReader refuses the options of a reader that are refused when written
+// out. Arguments that are not literal are not looked at: they cannot make a
+// reader write or run anything.
+func checkReader(name string, r reader, args []arg) string {
+	for _, a := range args {
+		if !a.static {
+			continue
+		}
+		v := a.value
+		if v == "--" {
+			break
+		}
+		if longOpt(v, r.long...) || (isCluster(v) && r.short != "" && strings.ContainsAny(v[1:], r.short)) {
+			return fmt.Sprintf("%s %s %s", name, v, r.reason)
+		}
+	}
+	return ""
+}
+
+// checkInner vets the command xargs or find -exec would run: a reader by its
+// bare name, since arguments it is given at run time could turn on any of
+// the options of a richer command.
+func checkInner(runner string, args []arg) string {
+	if len(args) == 0 {
+		return ""
+	}
+	if !args[0].literal() {
+		return "the command " + runner + " runs must be a literal name"
+	}
+	name := args[0].value
+	if r, ok := readers[name]; ok && !strings.Contains(name, "/") {
+		return checkReader(name, r, args[1:])
+	}
+	if allowed(name) {
+		return fmt.Sprintf("%s may run only simple readers such as grep, cat, wc, head or ls, not %s: "+
+			"the arguments it adds at run time could turn on options of %s that write or run programs", runner, name, name)
+	}
+	if reason := checkSimple(name, nil); reason != "" {
+		return runner + " would run " + reason
+	}
+	return ""
 }
 
 // literalOptions requires every argument before a "--" to be literal: a
@@ -121,184 +182,4 @@ func literalOptions(cmd string, args []arg) string {
 		}
 	}
 	return ""
-}
-
-// longOpt reports whether a names one of the long options, allowing the
-// unique-prefix abbreviations GNU getopt accepts (--out=f is --output=f).
-func longOpt(a string, names ...string) bool {
-	name, _, _ := strings.Cut(a, "=")
-	if len(name) < 3 || !strings.HasPrefix(name, "--") {
-		return false
-	}
-	for _, n := range names {
-		if strings.HasPrefix(n, name) {
-			return true
-		}
-	}
-	return false
-}
-
-func checkFind(args []arg) string {
-	for _, a := range args {
-		if !a.literal() {
-			return "find arguments must be literal in Plan Mode (a substitution or unquoted glob could expand to -delete or -exec); quote patterns like -name '*.go'"
-		}
-		switch a.value {
-		case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
-			return "find " + a.value + " runs commands or writes/deletes files; list the matches with -print and read them with read_file"
-		}
-	}
-	return ""
-}
-
-func checkRg(args []arg) string {
-	if r := literalOptions("rg", args); r != "" {
-		return r
-	}
-	for _, a := range args {
-		if a.value == "--" {
-			break
-		}
-		if a.value == "--pre" || strings.HasPrefix(a.value, "--pre=") {
-			return "rg --pre runs a preprocessor command on every file; search without it"
-		}
-		if a.value == "--hostname-bin" || strings.HasPrefix(a.value, "--hostname-bin=") {
-			return "rg --hostname-bin runs a program; search without it"
-		}
-	}
-	return ""
-}
-
-func checkSort(args []arg) string {
-	if r := literalOptions("sort", args); r != "" {
-		return r
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i].value
-		switch {
-		case a == "--":
-			return ""
-		case longOpt(a, "--output", "--compress-program"):
-			return "sort --output/--compress-program writes a file or runs a program; let sort print to stdout"
-		case strings.HasPrefix(a, "--") || a == "-" || !strings.HasPrefix(a, "-"):
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			switch c := a[j]; {
-			case c == 'o':
-				return "sort -o writes its output to a file; let sort print to stdout"
-			case strings.IndexByte("ktST", c) >= 0:
-				if j == len(a)-1 {
-					i++ // the option's value is the next argument
-				}
-				j = len(a)
-			case strings.IndexByte("bdfgiMhnRrVcCsuz", c) < 0:
-				return fmt.Sprintf("sort option -%c is not allowed in Plan Mode", c)
-			}
-		}
-	}
-	return ""
-}
-
-func checkUniq(args []arg) string {
-	operands := 0
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.literal() {
-			return "uniq arguments must be literal in Plan Mode (a second operand is an output file uniq would overwrite)"
-		}
-		v := a.value
-		switch {
-		case v == "-" || !strings.HasPrefix(v, "-"):
-			operands++
-		case v == "-f" || v == "-s" || v == "-w" || v == "--skip-fields" || v == "--skip-chars" || v == "--check-chars":
-			i++
-		}
-	}
-	if operands > 1 {
-		return "uniq INPUT OUTPUT writes OUTPUT; give uniq at most one file and read its stdout"
-	}
-	return ""
-}
-
-func checkTree(args []arg) string {
-	if r := literalOptions("tree", args); r != "" {
-		return r
-	}
-	for _, a := range args {
-		v := a.value
-		if v == "--" {
-			break
-		}
-		if longOpt(v, "--output") || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v, "oR")) {
-			return "tree -o writes a file and tree -R writes 00Tree.html files; use tree without them"
-		}
-	}
-	return ""
-}
-
-func checkFile(args []arg) string {
-	if r := literalOptions("file", args); r != "" {
-		return r
-	}
-	for _, a := range args {
-		v := a.value
-		if v == "--" {
-			break
-		}
-		if longOpt(v, "--compile") || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "C")) {
-			return "file -C compiles a magic file and writes it to disk; use file without -C"
-		}
-	}
-	return ""
-}
-
-// checkXargs allows xargs only in front of a simple reader: xargs appends
-// its input as arguments, so stdin could add -delete to find or -i to sed.
-func checkXargs(args []arg) string {
-	withValue := setOf("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s",
-		"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if !a.literal() {
-			return "xargs arguments must be literal in Plan Mode"
-		}
-		v := a.value
-		if v == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(v, "-") || v == "-" {
-			break
-		}
-		if withValue[v] {
-			i++
-		}
-	}
-	if i >= len(args) {
-		return "" // xargs alone runs echo
-	}
-	if !args[i].literal() {
-		return "the command xargs runs must be a literal name"
-	}
-	name := args[i].value
-	if simpleCommands[name] && !strings.Contains(name, "/") {
-		return ""
-	}
-	if _, ok := checkedCommands[name]; ok {
-		return fmt.Sprintf("xargs %s is not allowed: xargs adds its input as extra arguments, which could turn on options of %s that write; use xargs only with simple readers such as grep, cat, wc, ls or head", name, name)
-	}
-	if reason := checkSimple(name, nil); reason != "" {
-		return "xargs would run " + reason
-	}
-	return ""
-}
-
-func setOf(names ...string) map[string]bool {
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	return m
 }

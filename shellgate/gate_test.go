@@ -1,90 +1,90 @@
-package planning
+package shellgate
 
 import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/harness9/harness9/tool"
 )
 
-func TestCheckReadOnlyCommandAllows(t *testing.T) {
-	allowed := []string{
-		"ls -la",
-		"cat go.mod",
-		"head -n 20 main.go | tail -n 5",
-		"wc -l *.go",
-		"grep -rn 'func main' .",
-		"rg -n TODO --glob '*.go'",
-		"find . -name '*.go' -not -path './vendor/*'",
-		"find . -type f -print",
-		"git status --short",
-		"git log --oneline -n 10",
-		"git diff HEAD~1 -- planning/",
-		"git show HEAD:go.mod",
-		"git show HEAD@{1}",
-		"git branch",
-		"git branch --list 'feat/*'",
-		"git branch -a -v",
-		"git -C . rev-parse --show-toplevel",
-		"git --no-pager log -p -- README.md",
-		"git ls-files | wc -l",
-		"git blame -L 10,20 main.go",
-		"git grep -n Provider",
-		"git config --get user.name",
-		"git stash list",
-		"git tag --list 'v*'",
-		"pwd && tree -L 2",
-		"file main.go; stat go.mod",
-		"du -sh . 2>/dev/null",
-		"df -h > /dev/null",
-		"ls missing 2>&1 | head",
-		"echo hello >&2",
-		"printf '%s\\n' a b",
-		"sort names.txt | uniq -c | sort -rn",
-		"cut -d: -f1 /etc/passwd | tr a-z A-Z",
-		"diff a.txt b.txt",
-		"which go; basename /a/b; dirname /a/b; realpath .",
-		"date +%Y-%m-%d",
-		"sed -n '1,20p' main.go",
-		"sed -e 's/foo/bar/g' -e '/^#/d' file.txt",
-		"sed -n '/start/,/end/{p;=}' f",
-		"awk -F: '{print $1}' /etc/passwd",
-		"find . -name '*.go' | xargs grep -l Tool",
-		"cat <<EOF\nhello\nEOF",
-		"grep -c x <<< 'x y x'",
-		"wc -l < go.mod",
-		"ls $(echo .)",
-		"diff <(sort a) <(sort b)",
-		"for f in a b; do wc -l \"$f\"; done",
-		"if grep -q x f; then echo yes; else echo no; fi",
-		"(cd planning && ls)",
-		"{ ls; pwd; }",
-		"! grep -q x f",
-		"command -v git",
-		"test -f go.mod && echo present",
-		"echo ${HOME:-/tmp}",
-		"printenv HOME PATH",
-		"ps aux; ps -ef",
-		"echo $1 $# $? $f",
-		"time ls",
-		"[ -d .git ] && git status",
-		"cat `echo go.mod`",
-		"git ls-files | while read -r f; do wc -l \"$f\"; done",
-		"date --date yesterday +%s",
-		"sed -n 1,5p -- *.go",
-		"xargs -n1 -I{} grep x {}",
-		"\"l\"s -a",
-		"cat <<'EOF'\n$(rm x)\nEOF",
-	}
-	for _, cmd := range allowed {
-		if err := CheckReadOnlyCommand(cmd); err != nil {
-			t.Errorf("CheckReadOnlyCommand(%q) = %v, want allowed", cmd, err)
+// allowedCommands are accepted without a workspace.
+var allowedCommands = []string{
+	"ls -la",
+	"cat go.mod",
+	"head -n 20 main.go | tail -n 5",
+	"wc -l *.go",
+	"grep -rn 'func main' .",
+	"rg -n TODO --glob '*.go'",
+	"find . -name '*.go' -not -path './vendor/*'",
+	"find . -type f -print",
+	"git status --short",
+	"git log --oneline -n 10",
+	"git diff HEAD~1 -- planning/",
+	"git show HEAD:go.mod",
+	"git show HEAD@{1}",
+	"git branch",
+	"git branch --list 'feat/*'",
+	"git branch -a -v",
+	"git -C . rev-parse --show-toplevel",
+	"git --no-pager log -p -- README.md",
+	"git ls-files | wc -l",
+	"git blame -L 10,20 main.go",
+	"git grep -n Provider",
+	"git config --get user.name",
+	"git stash list",
+	"git tag --list 'v*'",
+	"pwd && tree -L 2",
+	"file main.go; stat go.mod",
+	"du -sh . 2>/dev/null",
+	"df -h > /dev/null",
+	"ls missing 2>&1 | head",
+	"echo hello >&2",
+	"printf '%s\\n' a b",
+	"sort names.txt | uniq -c | sort -rn",
+	"cut -d: -f1 /etc/passwd | tr a-z A-Z",
+	"diff a.txt b.txt",
+	"which go; basename /a/b; dirname /a/b; realpath .",
+	"date +%Y-%m-%d",
+	"sed -n '1,20p' main.go",
+	"sed -e 's/foo/bar/g' -e '/^#/d' file.txt",
+	"sed -n '/start/,/end/{p;=}' f",
+	"awk -F: '{print $1}' /etc/passwd",
+	"find . -name '*.go' | xargs grep -l Tool",
+	"cat <<EOF\nhello\nEOF",
+	"grep -c x <<< 'x y x'",
+	"wc -l < go.mod",
+	"ls $(echo .)",
+	"diff <(sort a) <(sort b)",
+	"for f in a b; do wc -l \"$f\"; done",
+	"if grep -q x f; then echo yes; else echo no; fi",
+	"(cd planning && ls)",
+	"{ ls; pwd; }",
+	"! grep -q x f",
+	"command -v git",
+	"test -f go.mod && echo present",
+	"echo ${HOME:-/tmp}",
+	"printenv HOME PATH",
+	"ps aux; ps -ef",
+	"echo $1 $# $? $HOME",
+	"time ls",
+	"[ -d .git ] && git status",
+	"cat $(echo go.mod)",
+	"git ls-files | while read -r f; do wc -l \"$f\"; done",
+	"date --date yesterday +%s",
+	"sed -n 1,5p -- *.go",
+	"xargs -n1 -I{} grep x {}",
+	"\"l\"s -a",
+	"cat <<'EOF'\n$(rm x)\nEOF",
+}
+
+func TestCheckAllows(t *testing.T) {
+	for _, cmd := range allowedCommands {
+		if err := Check(cmd); err != nil {
+			t.Errorf("Check(%q) = %v, want allowed", cmd, err)
 		}
 	}
 }
 
-func TestCheckReadOnlyCommandRefuses(t *testing.T) {
+func TestCheckRefuses(t *testing.T) {
 	refused := []struct {
 		cmd  string
 		want string // a fragment the error must contain
@@ -142,7 +142,7 @@ func TestCheckReadOnlyCommandRefuses(t *testing.T) {
 		{"echo $OPENAI_API_KEY", "may hold a secret"},
 		{"echo \"${GITHUB_TOKEN:-none}\"", "may hold a secret"},
 		{"cat <<EOF\n$ANTHROPIC_API_KEY\nEOF", "may hold a secret"},
-		{"ps auxe", "ps e would print environment variables"},
+		{"ps auxe", "ps e and ps -o environ print the environment"},
 		{"command rm x", "command CMD runs CMD"},
 		{"eval 'rm x'", "eval runs arbitrary code"},
 		{"exec rm x", "exec runs"},
@@ -166,7 +166,7 @@ func TestCheckReadOnlyCommandRefuses(t *testing.T) {
 		{"sed -n p *.go", "sed arguments must be literal"},
 		{"xargs rm", "xargs would run rm"},
 		{"find . | xargs -0 rm -f", "xargs would run rm"},
-		{"echo -delete | xargs find .", "xargs find is not allowed"},
+		{"echo -delete | xargs find .", "xargs may run only simple readers"},
 		{"xargs sed -n p", "xargs sed"},
 		{"VAR=1 rm x", "variable assignment before a command"},
 		{"VAR=1 ls", "variable assignment before a command"},
@@ -183,7 +183,7 @@ func TestCheckReadOnlyCommandRefuses(t *testing.T) {
 		{"chmod +x f", "chmod is not on"},
 		{"dd if=/dev/zero of=f", "dd is not on"},
 		{"awk '{ system(\"rm x\") }'", "system"},
-		{"awk '{ print > \"f\" }' in", `">"`},
+		{"awk '{ print > \"f\" }' in", "may not contain >"},
 		{"awk '{ print | \"sh\" }' in", "awk programs may not contain"},
 		{"awk -f prog.awk in", "awk option -f"},
 		{"sort -o out in", "sort -o"},
@@ -228,69 +228,52 @@ func TestCheckReadOnlyCommandRefuses(t *testing.T) {
 		{"   ", "empty"},
 	}
 	for _, tc := range refused {
-		err := CheckReadOnlyCommand(tc.cmd)
+		err := Check(tc.cmd)
 		if err == nil {
-			t.Errorf("CheckReadOnlyCommand(%q) = nil, want refusal", tc.cmd)
+			t.Errorf("Check(%q) = nil, want refusal", tc.cmd)
 			continue
 		}
 		var ce *CommandError
 		if !errors.As(err, &ce) {
-			t.Errorf("CheckReadOnlyCommand(%q) error %T is not a *CommandError", tc.cmd, err)
+			t.Errorf("Check(%q) error %T is not a *CommandError", tc.cmd, err)
 		}
 		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("CheckReadOnlyCommand(%q) = %q, want it to mention %q", tc.cmd, err, tc.want)
+			t.Errorf("Check(%q) = %q, want it to mention %q", tc.cmd, err, tc.want)
 		}
 	}
 }
 
-func TestCheckReadOnlyCommandNamesOffender(t *testing.T) {
-	err := CheckReadOnlyCommand("ls -la && git status && rm -rf build")
+func TestCheckNamesOffender(t *testing.T) {
+	err := Check("ls -la && git status && rm -rf build")
 	if err == nil || !strings.Contains(err.Error(), "`rm -rf build`") {
 		t.Fatalf("error %v should quote the offending command", err)
 	}
 }
 
-func TestCheckReadOnlyCommandTooLong(t *testing.T) {
-	if err := CheckReadOnlyCommand("echo " + strings.Repeat("a", maxGatedCommand)); err == nil {
+func TestCheckTooLong(t *testing.T) {
+	if err := Check("echo " + strings.Repeat("a", maxCommand)); err == nil {
 		t.Fatal("an over-long command was allowed")
 	}
 }
 
 func TestCheckSedScript(t *testing.T) {
 	ok := []string{"p", "1,5p", "$p", "/a/,/b/d", "s/a/b/g", "s|/usr|/opt|gp", `s/a\/b/c/`, "y/abc/xyz/",
-		"0,/re/d", "1~2p", "/x/!d", "2q", "/a/I p", ":a;N;ba", "{p;p}", "/x/{s/a/b/;p}", "# comment\np"}
+		"0,/re/d", "1~2p", "/x/!d", "2q", "/a/I p", ":a;N;ba", "{p;p}", "/x/{s/a/b/;p}", "# comment\np",
+		`:a;N;$!ba;s/\n/ /g`, "s|[/]x|y|", "s/[]a]/b/", "s/[^]a]/b/", "s/[[:alpha:]]/x/", ": a\nb a", "b end ; :end"}
 	for _, s := range ok {
 		if r := checkSedScript(s); r != "" {
 			t.Errorf("checkSedScript(%q) = %q, want ok", s, r)
 		}
 	}
 	bad := []string{"w f", "1w f", "$W f", "s/a/b/w f", "s/a/b/gw f", "s/a/b/e", "e rm x", "p;w f",
-		"/x/ w f", "r f;w g", "a text;w f", "b end;w f", "s/a/b", "/unterminated", "s/a/b/ w f", "1!w f", "}w f", "y/a/b", "k"}
+		"/x/ w f", "r f;w g", "a text;w f", "b end;w f", "s/a/b", "/unterminated", "s/a/b/ w f", "1!w f", "}w f", "y/a/b", "k",
+		// GNU sed ends a label at a blank: what follows is a command.
+		":a e rm x", ": a e rm x", "b end e rm x", "t x\te rm x", "T x w f",
+		// A delimiter inside [...] ends the regex for some seds only.
+		"s/[/]/e/", "s/[]/]/x/;e rm x", "s/[[:alpha:]/]/x/", "/[/]/e rm x", "s/[a\n]/x/"}
 	for _, s := range bad {
 		if r := checkSedScript(s); r == "" {
 			t.Errorf("checkSedScript(%q) allowed, want refused", s)
 		}
 	}
-}
-
-func FuzzCheckReadOnlyCommand(f *testing.F) {
-	for _, s := range []string{
-		"ls -la", "cat > f", "echo $(rm x)", "git -C . clean -fd", "sed -n '1,5p;s/a/b/w f' x",
-		"find . -exec rm {} \\;", "awk '{print $1}'", "xargs -I{} grep {} f", "cat <<EOF\n$(rm x)\nEOF",
-		"for f in *; do echo ${f%.go}; done", "sort -k1,1 -t: f", "git branch --contains HEAD",
-		"date -d yesterday +%s", "uniq -f 1 -c", "f(){ :; }", "case x in a) ls;; esac",
-		"cat ~/.ssh/id_rsa", "grep -f/etc/passwd x", "for f in a *.go; do wc -l $f; done", "cd src && cat ../x",
-		"git -C sub grep -e x -- .", "find . -newer x -name '*.go'", "jq --arg a b . f", "cat */../x < y",
-	} {
-		f.Add(s)
-	}
-	ws, err := tool.NewWorkspace(f.TempDir())
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, cmd string) {
-		_ = CheckReadOnlyCommand(cmd)
-		_ = CheckPlanCommand(cmd, ws)
-		_ = checkSedScript(cmd)
-	})
 }

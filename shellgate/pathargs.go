@@ -1,7 +1,7 @@
-package planning
+package shellgate
 
 import (
-	"slices"
+	"os"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -34,6 +34,11 @@ type argSpec struct {
 	follow        string   // short options that follow symlinks out of the tree
 	followLong    []string // long ones
 	followHint    string   // what to use instead
+	// noFollow are options that stop the following (diff --no-dereference);
+	// dirFollows says directory operands are read entry by entry,
+	// following symlinks, unless one is given (diff a/ b/).
+	noFollow   []string
+	dirFollows bool
 }
 
 func vals(names ...string) map[string]optArg {
@@ -83,18 +88,21 @@ var pathSpecs = func() map[string]*argSpec {
 		"paste":  {shortVal: "d", long: vals("--delimiters")},
 		"join":   {shortVal: "12aejotv"},
 		"column": {shortVal: "cos", long: vals("--separator", "--output-separator")},
-		"sort": {shortVal: "kStT", shortPath: "T", long: with(with(with(vals("--key", "--field-separator", "--buffer-size", "--parallel"),
-			"--temporary-directory", optArg{1, true}), "--files0-from", optArg{1, true}), "--random-source", optArg{1, true})},
+		"sort": {shortVal: "kSt", long: with(vals("--key", "--field-separator", "--buffer-size", "--parallel"),
+			"--random-source", optArg{1, true})},
 		"uniq": {shortVal: "fsw", long: vals("--skip-fields", "--skip-chars", "--check-chars")},
 		"head": {shortVal: "nc", long: vals("--lines", "--bytes")},
 		"tail": {shortVal: "ncs", long: vals("--lines", "--bytes", "--sleep-interval", "--pid")},
-		"du": {shortVal: "BdtX", shortPath: "X", long: with(with(vals("--max-depth", "--exclude", "--block-size", "--threshold", "--time-style"),
-			"--exclude-from", optArg{1, true}), "--files0-from", optArg{1, true})},
-		"wc":       {long: map[string]optArg{"--files0-from": {1, true}}},
-		"ls":       {shortVal: "IwT", long: vals("--ignore", "--hide")},
-		"tree":     {shortVal: "LIP", long: vals("--filelimit", "--charset", "--timefmt", "--sort"), follow: "l", followHint: "use tree without -l"},
-		"file":     {shortVal: "eFfmP", shortPath: "fm", long: with(with(vals("--separator", "--exclude", "--parameter"), "--magic-file", optArg{1, true}), "--files-from", optArg{1, true})},
-		"diff":     {shortVal: "CDFILUXx", shortPath: "X", long: with(with(with(vals("--label", "--exclude", "--ignore-matching-lines", "--show-function-line"), "--exclude-from", optArg{1, true}), "--from-file", optArg{1, true}), "--to-file", optArg{1, true})},
+		"du": {shortVal: "BdtX", shortPath: "X", long: with(vals("--max-depth", "--exclude", "--block-size", "--threshold", "--time-style"),
+			"--exclude-from", optArg{1, true}), follow: "L", followLong: []string{"--dereference"}, followHint: "use du without -L"},
+		"ls": {shortVal: "IwT", long: vals("--ignore", "--hide"), follow: "L", followLong: []string{"--dereference"},
+			followHint: "use ls without -L"},
+		"tree": {shortVal: "LIP", long: vals("--filelimit", "--charset", "--timefmt", "--sort"), follow: "l", followHint: "use tree without -l"},
+		"file": {shortVal: "eFmP", shortPath: "m", long: with(vals("--separator", "--exclude", "--parameter"), "--magic-file", optArg{1, true})},
+		"diff": {shortVal: "CDFILUXx", shortPath: "X", long: with(with(with(vals("--label", "--exclude", "--ignore-matching-lines", "--show-function-line"),
+			"--exclude-from", optArg{1, true}), "--from-file", optArg{1, true}), "--to-file", optArg{1, true}),
+			follow: "r", followLong: []string{"--recursive"}, noFollow: []string{"--no-dereference"}, dirFollows: true,
+			followHint: "add --no-dereference, so diff compares symlinks instead of following them"},
 		"cmp":      {shortVal: "in"},
 		"od":       {shortVal: "AjNSt"},
 		"hexdump":  {shortVal: "efns", shortPath: "f"},
@@ -137,8 +145,9 @@ func (sp *argSpec) longArg(name string) (optArg, bool) {
 }
 
 // generic checks a command's arguments as sp describes them.
-func (s *sandbox) generic(c *syntax.CallExpr, sp *argSpec, args []pathArg) error {
+func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) error {
 	scriptGiven := !sp.script
+	follows := ""
 	for _, a := range args {
 		if !a.static || !isOption(a.value) {
 			continue
@@ -149,26 +158,32 @@ func (s *sandbox) generic(c *syntax.CallExpr, sp *argSpec, args []pathArg) error
 		}
 		if strings.HasPrefix(v, "--") {
 			name, _, _ := strings.Cut(v, "=")
+			if longOpt(name, sp.noFollow...) {
+				continue
+			}
 			if longOpt(name, sp.followLong...) {
-				return s.refuseFollow(c, name, sp)
+				follows = name
 			}
 			scriptGiven = scriptGiven || longOpt(name, sp.scriptLong...)
 			continue
 		}
 		if i := strings.IndexAny(v[1:], sp.follow); sp.follow != "" && i >= 0 {
-			return s.refuseFollow(c, "-"+string(v[1+i]), sp)
+			follows = "-" + string(v[1+i])
 		}
 		// Over-recognised on purpose: a letter inside an attached value
 		// counts too, which only turns the pattern into a checked path.
 		scriptGiven = scriptGiven || (sp.scriptShort != "" && strings.ContainsAny(v[1:], sp.scriptShort))
 	}
-	var operands []pathArg
+	if follows != "" && !s.stopsFollowing(sp, args) {
+		return s.refuseFollow(c, follows, sp)
+	}
+	var operands []arg
 	endOpts := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		v := a.value
 		switch {
-		case !a.static || endOpts || !isOption(v):
+		case !a.literal() || endOpts || !isOption(v): // a glob (-*) names files
 			operands = append(operands, a)
 			continue
 		case v == "--":
@@ -182,7 +197,7 @@ func (s *sandbox) generic(c *syntax.CallExpr, sp *argSpec, args []pathArg) error
 				if known {
 					kind = kindOf(o.path)
 				}
-				if err := s.value(c, val, false, kind); err != nil {
+				if err := s.value(c, val, kind); err != nil {
 					return err
 				}
 				continue
@@ -206,7 +221,7 @@ func (s *sandbox) generic(c *syntax.CallExpr, sp *argSpec, args []pathArg) error
 			kind := kindOf(strings.IndexByte(sp.shortPath, v[j]) >= 0)
 			var err error
 			if j+1 < len(v) {
-				err = s.value(c, v[j+1:], false, kind)
+				err = s.value(c, v[j+1:], kind)
 			} else if i+1 < len(args) {
 				i++
 				err = s.word(c, args[i].w, kind)
@@ -225,11 +240,41 @@ func (s *sandbox) generic(c *syntax.CallExpr, sp *argSpec, args []pathArg) error
 		if sp.operandsMaybe || (k == 0 && !scriptGiven) {
 			kind = maybePath
 		}
+		if a.runtime {
+			continue // a file name from a file list (find -exec's {})
+		}
 		if err := s.word(c, a.w, kind); err != nil {
 			return err
 		}
+		if kind == mustPath && sp.dirFollows && a.literal() && !s.stopsFollowing(sp, args) && s.isDir(a.value) {
+			return s.refuseFollow(c, a.value, sp)
+		}
 	}
 	return nil
+}
+
+// stopsFollowing reports whether an option turning symlink following off
+// (diff --no-dereference) is given.
+func (s *pathChecker) stopsFollowing(sp *argSpec, args []arg) bool {
+	for _, a := range args {
+		if a.static && a.value == "--" {
+			break
+		}
+		if a.static && longOpt(a.value, sp.noFollow...) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDir reports whether p is a directory from some base.
+func (s *pathChecker) isDir(p string) bool {
+	for _, b := range s.bases {
+		if fi, err := os.Stat(join(b, p)); err == nil && fi.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // attachedValues is a safety net for short options the tables do not know:
@@ -237,7 +282,7 @@ func (s *sandbox) generic(c *syntax.CallExpr, sp *argSpec, args []pathArg) error
 // name a location outside the workspace. It looks at the values a cluster
 // of up to 14 letters could carry and at every one starting like a path,
 // and refuses option words too long or too path-like to check.
-func (s *sandbox) attachedValues(c *syntax.CallExpr, v string) error {
+func (s *pathChecker) attachedValues(c *syntax.CallExpr, v string) error {
 	const maxChecked = 32
 	var starts []int
 	for j := 2; j < len(v); j++ {
@@ -250,7 +295,7 @@ func (s *sandbox) attachedValues(c *syntax.CallExpr, v string) error {
 			Reason: "the option is too long to check for attached paths; pass paths as separate arguments"}
 	}
 	for _, j := range starts {
-		if err := s.checkMaybe(c, v[j:], false, optValue); err != nil {
+		if err := s.checkMaybe(c, v[j:], optValue); err != nil {
 			return err
 		}
 	}
@@ -264,125 +309,11 @@ func kindOf(path bool) checkKind {
 	return optValue
 }
 
-func (s *sandbox) refuseFollow(c *syntax.CallExpr, opt string, sp *argSpec) error {
+func (s *pathChecker) refuseFollow(c *syntax.CallExpr, opt string, sp *argSpec) error {
+	what := opt + " follows symlinks"
+	if !strings.HasPrefix(opt, "-") {
+		what = "comparing the directory " + opt + " follows the symlinks in it"
+	}
 	return &CommandError{Command: printNode(c), Path: opt,
-		Reason: opt + " follows symlinks, which can lead out of the workspace; " + sp.followHint}
-}
-
-// find: options, then starting points (paths), then the expression, whose
-// words are patterns except the files -newer, -samefile and -files0-from
-// name.
-func (s *sandbox) find(c *syntax.CallExpr, args []pathArg) error {
-	follow := &argSpec{followHint: "use find without -L/-follow"}
-	i := 0
-options:
-	for ; i < len(args); i++ {
-		switch v := args[i].value; {
-		case v == "-L":
-			return s.refuseFollow(c, v, follow)
-		case v == "-H" || v == "-P" || strings.HasPrefix(v, "-O"):
-		case v == "-D":
-			i++
-		default:
-			break options
-		}
-	}
-	for ; i < len(args); i++ {
-		v := args[i].value
-		if isOption(v) || v == "(" || v == "!" || v == "," {
-			break
-		}
-		if err := s.word(c, args[i].w, mustPath); err != nil {
-			return err
-		}
-	}
-	for ; i < len(args); i++ {
-		v := args[i].value
-		switch {
-		case v == "-follow":
-			return s.refuseFollow(c, v, follow)
-		case slices.Contains([]string{"-newer", "-anewer", "-cnewer", "-samefile", "-files0-from"}, v) ||
-			(len(v) == 8 && strings.HasPrefix(v, "-newer") && v[7] != 't'):
-			if i+1 < len(args) {
-				i++
-				if err := s.word(c, args[i].w, mustPath); err != nil {
-					return err
-				}
-			}
-		default:
-			if err := s.word(c, args[i].w, maybePath); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// git: -C, --git-dir and --work-tree name directories (and -C moves the
-// paths after it), then the subcommand's arguments; git grep takes a
-// pattern first.
-func (s *sandbox) git(c *syntax.CallExpr, args []pathArg) error {
-	saved := s.bases
-	defer func() { s.bases = saved }()
-	i := 0
-globals:
-	for ; i < len(args); i++ {
-		v := args[i].value
-		name, val, hasVal := strings.Cut(v, "=")
-		switch {
-		case v == "-C" || v == "--git-dir" || v == "--work-tree":
-			if i+1 >= len(args) {
-				return nil
-			}
-			i++
-			if err := s.word(c, args[i].w, mustPath); err != nil {
-				return err
-			}
-			if v == "-C" {
-				if err := s.moveBases(args[i].value); err != nil {
-					return err
-				}
-			}
-		case hasVal && (name == "--git-dir" || name == "--work-tree"):
-			if err := s.checkPath(c, val, false); err != nil {
-				return err
-			}
-		case v == "--namespace":
-			i++
-		case !isOption(v):
-			break globals
-		}
-	}
-	if i >= len(args) {
-		return nil
-	}
-	sp := gitSpec
-	switch args[i].value {
-	case "grep":
-		sp = gitGrepSpec
-	case "config":
-		if !slices.ContainsFunc(args[i+1:], func(a pathArg) bool {
-			return slices.Contains([]string{"--local", "--worktree", "-f", "--file", "--blob"}, a.value) ||
-				strings.HasPrefix(a.value, "--file=") || strings.HasPrefix(a.value, "--blob=")
-		}) {
-			return &CommandError{Command: printNode(c), Path: "~/.gitconfig",
-				Reason: "git config without --local also reads ~/.gitconfig and /etc/gitconfig, outside the workspace; use git config --local"}
-		}
-	}
-	return s.generic(c, sp, args[i+1:])
-}
-
-// moveBases applies git -C dir to the directories the command may run in.
-func (s *sandbox) moveBases(dir string) error {
-	p, _ := s.expandTilde(dir) // a bad ~ was refused by the caller
-	moved := make([]string, 0, len(s.bases))
-	for _, b := range s.bases {
-		r, err := s.ws.Resolve(join(b, p))
-		if err != nil {
-			return err
-		}
-		moved = append(moved, r)
-	}
-	s.bases = moved
-	return nil
+		Reason: what + ", which can lead out of the workspace; " + sp.followHint}
 }

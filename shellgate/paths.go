@@ -1,4 +1,4 @@
-package planning
+package shellgate
 
 import (
 	"fmt"
@@ -11,14 +11,18 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// The read sandbox of Plan Mode's bash gate. CheckReadOnlyCommand proves a
-// command changes nothing; checkPaths proves it reads nothing outside the
-// workspace. Every word a command could open as a file is resolved with the
-// Workspace (symlinks followed, the home deny list applied) from every
-// directory the command may run in. Words a command takes as a pattern or
-// script are not paths, but since how a command parses its arguments varies
-// between platforms, they are still refused when they name an existing
-// location outside the workspace.
+// The read check of WithWorkspace. checkReadOnly proves a command changes
+// nothing; checkPaths that it names nothing outside the workspace. Every
+// word a command could open as a file is resolved with the Workspace the
+// way the kernel would (symlinks followed, ".." applied to where they led,
+// the deny list refused) from every directory the command may run in.
+// Words a command takes as a pattern or script are not paths, but since
+// how a command parses its arguments varies between platforms, they are
+// still refused when they name an existing location outside the workspace.
+// File names that only exist at run time ($(...) operands, xargs input,
+// find -exec's {}) must come from a command that lists the workspace's
+// files (lister.go); where those lead through symlinks is the kernel
+// sandbox's to stop.
 
 const (
 	maxGlobMatches = 10000 // glob matches checked one by one; more is refused
@@ -35,27 +39,20 @@ const (
 )
 
 const literalPaths = "file paths must be literal in Plan Mode so they can be checked against the workspace; " +
-	"write the path out, relative to the workspace root, instead of a variable or substitution"
+	"write the path out, relative to the workspace root, instead of a variable or substitution " +
+	"(file lists from find or git ls-files, as $(...) or through xargs, are fine)"
 
-type sandbox struct {
+type pathChecker struct {
 	ws        *tool.Workspace
-	home      string            // for ~; "" when unknown (a ~ path is then refused)
-	bases     []string          // the directories the command may run in: the root and every cd target
-	loopVars  map[string][]word // for-loop variable → the static words it iterates over
-	inputVars map[string]bool   // variables bound from input (read) or from a non-static list
-}
-
-// pathArg is one argument of a command with its static value, if known.
-type pathArg struct {
-	w      *syntax.Word
-	value  string
-	static bool
-	glob   bool
+	bases     []string                  // the directories the command may run in: the root and every cd target
+	loopVars  map[string][]word         // for-loop variable → the static words it iterates over
+	inputVars map[string]bool           // variables bound from input (read) or from a non-static list
+	fed       map[*syntax.CallExpr]bool // xargs calls whose input is a file list
 }
 
 func checkPaths(file *syntax.File, ws *tool.Workspace) error {
-	s := &sandbox{ws: ws, bases: []string{ws.Root()}, loopVars: map[string][]word{}, inputVars: map[string]bool{}}
-	s.home, _ = os.UserHomeDir()
+	s := &pathChecker{ws: ws, bases: []string{ws.Root()}, loopVars: map[string][]word{},
+		inputVars: map[string]bool{}, fed: fedXargs(file)}
 	if err := s.collect(file); err != nil {
 		return err
 	}
@@ -81,7 +78,7 @@ func checkPaths(file *syntax.File, ws *tool.Workspace) error {
 
 // collect records loop and read variables and the directories cd may
 // enter, in source order, before any path is checked.
-func (s *sandbox) collect(file *syntax.File) error {
+func (s *pathChecker) collect(file *syntax.File) error {
 	var err error
 	syntax.Walk(file, func(n syntax.Node) bool {
 		if err != nil {
@@ -94,7 +91,8 @@ func (s *sandbox) collect(file *syntax.File) error {
 					s.inputVars[it.Name.Value] = true
 				}
 				for _, w := range it.Items {
-					if lit, ok := literal(w); ok {
+					if lit, ok := literal(w); ok && !lit.tilde {
+						lit.pattern, _ = wordPattern(w)
 						s.loopVars[it.Name.Value] = append(s.loopVars[it.Name.Value], lit)
 					} else {
 						s.inputVars[it.Name.Value] = true
@@ -105,7 +103,8 @@ func (s *sandbox) collect(file *syntax.File) error {
 		case *syntax.WhileClause:
 			err = noCdIn(append(slices.Clone(n.Cond), n.Do...))
 		case *syntax.CallExpr:
-			switch name, args := callArgs(n); name {
+			name, args, _ := callArgs(n)
+			switch name.value {
 			case "read":
 				for _, a := range args {
 					if a.static {
@@ -128,7 +127,7 @@ func noCdIn(stmts []*syntax.Stmt) error {
 	for _, st := range stmts {
 		syntax.Walk(st, func(n syntax.Node) bool {
 			if c, ok := n.(*syntax.CallExpr); ok && err == nil {
-				if name, _ := callArgs(c); name == "cd" {
+				if name, _, _ := callArgs(c); name.value == "cd" {
 					err = &CommandError{Command: printNode(c), Path: printNode(c),
 						Reason: "cd inside a loop is not allowed in Plan Mode (the paths after it could not be checked); cd once before the loop, or use paths relative to the workspace root"}
 				}
@@ -141,7 +140,7 @@ func noCdIn(stmts []*syntax.Stmt) error {
 
 // cd checks a cd target from every directory the command may be in and adds
 // where it leads to those directories.
-func (s *sandbox) cd(c *syntax.CallExpr, args []pathArg) error {
+func (s *pathChecker) cd(c *syntax.CallExpr, args []arg) error {
 	for len(args) > 0 && args[0].static && slices.Contains([]string{"-L", "-P", "-e", "-@", "--"}, args[0].value) {
 		args = args[1:]
 	}
@@ -155,21 +154,16 @@ func (s *sandbox) cd(c *syntax.CallExpr, args []pathArg) error {
 		switch {
 		case !a.static:
 			return refuse(literalPaths)
+		case a.tilde:
+			return s.refusePath(c, a.value, homeOutside)
 		case a.value == "-":
 			return refuse("cd - returns to a directory that cannot be checked; cd to a directory inside the workspace")
 		case a.glob:
 			return refuse("cd to a glob cannot be checked; name the directory")
-		case os.Getenv("CDPATH") != "" && !filepath.IsAbs(a.value) && !strings.HasPrefix(a.value, "~") &&
-			!strings.HasPrefix(a.value, "./") && !strings.HasPrefix(a.value, "../") && a.value != "." && a.value != "..":
-			return refuse("CDPATH is set, so cd " + a.value + " may leave the workspace; write cd ./" + a.value)
-		}
-		p, reason := s.expandTilde(a.value)
-		if reason != "" {
-			return s.refusePath(c, a.value, reason)
 		}
 		var next []string
 		for _, b := range s.bases {
-			r, err := s.ws.Resolve(join(b, p))
+			r, err := s.ws.Resolve(join(b, a.value))
 			if err != nil {
 				return s.refusePath(c, a.value, err.Error())
 			}
@@ -185,42 +179,28 @@ func (s *sandbox) cd(c *syntax.CallExpr, args []pathArg) error {
 	return nil
 }
 
-// call checks the path arguments of one simple command.
-func (s *sandbox) call(c *syntax.CallExpr) error {
-	name, args := callArgs(c)
-	switch name {
-	case "", "cd": // cd was checked by collect
-		return nil
-	case "xargs":
-		return &CommandError{Command: printNode(c), Path: "xargs",
-			Reason: "xargs passes its input to the command as arguments, usually file names, which cannot be checked against the workspace; " +
-				"name the files directly, or search with grep -r, rg or search_files"}
-	case "find":
-		return s.find(c, args)
-	case "git":
-		return s.git(c, args)
-	}
-	sp, ok := pathSpecs[name]
-	if !ok {
-		sp = &argSpec{}
-	}
-	if sp.noPaths {
-		return nil
-	}
-	return s.generic(c, sp, args)
-}
+const homeOutside = "~ is the home directory, outside the workspace; use paths relative to the workspace root"
 
 // word checks one shell word. A word that is not static may only be a
-// process substitution <(...) or a for-loop variable iterating over static
-// words, which are checked in its place.
-func (s *sandbox) word(n syntax.Node, w *syntax.Word, kind checkKind) error {
+// process substitution <(...), a file list $(find ...), or a for-loop
+// variable iterating over static words, which are checked in its place.
+func (s *pathChecker) word(n syntax.Node, w *syntax.Word, kind checkKind) error {
 	if lit, ok := literal(w); ok {
-		return s.value(n, lit.value, lit.glob, kind)
+		switch {
+		case lit.tilde:
+			return s.refusePath(n, lit.value, homeOutside)
+		case lit.glob:
+			return s.glob(n, w, lit.value)
+		}
+		return s.value(n, lit.value, kind)
 	}
 	if len(w.Parts) == 1 {
 		if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
 			return nil // a pipe; the commands inside are checked on their own
 		}
+	}
+	if listsFiles(w) {
+		return nil
 	}
 	if name, quoted, ok := paramRef(w); ok && !s.inputVars[name] && len(s.loopVars[name]) > 0 {
 		for _, lv := range s.loopVars[name] {
@@ -233,7 +213,19 @@ func (s *sandbox) word(n syntax.Node, w *syntax.Word, kind checkKind) error {
 					return &CommandError{Command: printNode(n), Path: p,
 						Reason: fmt.Sprintf("the loop variable $%s takes the value %q, which a command would read as an option; use literal options", name, p)}
 				}
-				if err := s.value(n, p, lv.glob || (!quoted && strings.ContainsAny(p, "*?[")), kind); err != nil {
+				var err error
+				switch {
+				case lv.glob && len(parts) == 1:
+					err = s.globValue(n, p, lv.pattern)
+				case lv.glob:
+					err = s.refusePath(n, lv.value, "a loop over a glob holding blanks cannot be checked; quote the variable")
+				}
+				if err == nil && !quoted && strings.ContainsAny(p, "*?[") {
+					err = s.globValue(n, p, p) // an unquoted value is globbed again
+				} else if err == nil && !lv.glob {
+					err = s.value(n, p, kind)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -260,64 +252,36 @@ func paramRef(w *syntax.Word) (name string, quoted, ok bool) {
 	return p.Param.Value, quoted, true
 }
 
-func (s *sandbox) value(n syntax.Node, v string, glob bool, kind checkKind) error {
+func (s *pathChecker) value(n syntax.Node, v string, kind checkKind) error {
 	if kind == mustPath {
-		return s.checkPath(n, v, glob)
+		return s.checkPath(n, v)
 	}
-	return s.checkMaybe(n, v, glob, kind)
+	return s.checkMaybe(n, v, kind)
 }
 
 // checkPath requires a path to resolve inside the workspace from every
-// directory the command may run in. A glob is checked on its literal
-// directory, on the pattern itself and on every current match.
-func (s *sandbox) checkPath(n syntax.Node, v string, glob bool) error {
+// directory the command may run in.
+func (s *pathChecker) checkPath(n syntax.Node, v string) error {
 	switch v {
 	case "-", "/dev/null", "/dev/stdin":
 		return nil
 	}
-	p, reason := s.expandTilde(v)
-	if reason != "" {
-		return s.refusePath(n, v, reason)
-	}
-	if !glob {
-		return s.inside(n, v, p)
-	}
-	if strings.Contains(p, "{") {
-		return s.refusePath(n, v, "brace expansion in a path cannot be checked; list the paths one by one")
-	}
-	dir := "."
-	if i := strings.IndexAny(p, "*?["); i >= 0 {
-		dir = filepath.Dir(p[:i])
-	}
-	if err := s.inside(n, v, dir); err != nil {
-		return err
-	}
-	if err := s.inside(n, v, p); err != nil { // lexically: */../../etc climbs out
-		return err
-	}
 	for _, b := range s.bases {
-		matches, err := filepath.Glob(join(b, p))
-		if err != nil {
-			continue // a malformed pattern stays a literal word, checked above
-		}
-		if len(matches) > maxGlobMatches {
-			return s.refusePath(n, v, fmt.Sprintf("the glob matches more than %d files, too many to check; narrow it", maxGlobMatches))
-		}
-		for _, m := range matches {
-			if _, err := s.ws.Resolve(m); err != nil {
-				return s.refusePath(n, v, fmt.Sprintf("it matches %s, and %v", s.ws.Rel(m), err))
+		abs := join(b, v)
+		if _, err := s.ws.Resolve(abs); err != nil {
+			reason := err.Error()
+			if strings.HasPrefix(abs, s.ws.Root()+string(filepath.Separator)) && strings.Contains(reason, "outside the workspace") {
+				reason += " (it goes through a symlink that leads out of the workspace)"
 			}
+			return s.refusePath(n, v, reason)
 		}
 	}
 	return nil
 }
 
 // checkMaybe refuses a word that is not meant as a path when it names an
-// existing location outside the workspace, or starts with ~.
-func (s *sandbox) checkMaybe(n syntax.Node, v string, glob bool, kind checkKind) error {
-	if strings.HasPrefix(v, "~") || glob {
-		return s.checkPath(n, v, glob)
-	}
+// existing location outside the workspace.
+func (s *pathChecker) checkMaybe(n syntax.Node, v string, kind checkKind) error {
 	if kind == optValue && len(v) <= 1 {
 		return nil
 	}
@@ -332,61 +296,17 @@ func (s *sandbox) checkMaybe(n syntax.Node, v string, glob bool, kind checkKind)
 	return nil
 }
 
-func (s *sandbox) inside(n syntax.Node, shown, p string) error {
-	for _, b := range s.bases {
-		abs := join(b, p)
-		if _, err := s.ws.Resolve(abs); err != nil {
-			reason := err.Error()
-			if strings.HasPrefix(abs, s.ws.Root()+string(filepath.Separator)) && strings.Contains(reason, "outside the workspace") {
-				reason += " (it goes through a symlink that leads out of the workspace)"
-			}
-			return s.refusePath(n, shown, reason)
-		}
-	}
-	return nil
-}
-
-// expandTilde expands ~ and ~/... to the home directory, as bash would (a
-// quoted ~ is expanded too, which only refuses more). ~user is refused.
-func (s *sandbox) expandTilde(v string) (string, string) {
-	if !strings.HasPrefix(v, "~") {
-		return v, ""
-	}
-	if rest := v[1:]; rest != "" && rest[0] != '/' {
-		return "", "~name paths lead into another user's home directory, outside the workspace"
-	}
-	if s.home == "" {
-		return "", "~ is the home directory, which is outside the workspace"
-	}
-	return s.home + v[1:], ""
-}
-
-func (s *sandbox) refusePath(n syntax.Node, path, reason string) error {
+func (s *pathChecker) refusePath(n syntax.Node, path, reason string) error {
 	return &CommandError{Command: printNode(n), Path: path,
 		Reason: fmt.Sprintf("%q: %s", path, reason)}
 }
 
-// join resolves p against the directory base unless p is absolute.
+// join puts p below base unless p is absolute, without cleaning: "link/.."
+// must climb from where link leads, as the kernel does, and Resolve does
+// the same.
 func join(base, p string) string {
 	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+		return p
 	}
-	return filepath.Join(base, p)
-}
-
-// callArgs returns a command's literal name and its arguments.
-func callArgs(c *syntax.CallExpr) (string, []pathArg) {
-	if len(c.Args) == 0 {
-		return "", nil
-	}
-	name, ok := literal(c.Args[0])
-	if !ok {
-		return "", nil
-	}
-	args := make([]pathArg, 0, len(c.Args)-1)
-	for _, w := range c.Args[1:] {
-		lit, ok := literal(w)
-		args = append(args, pathArg{w: w, value: lit.value, static: ok, glob: lit.glob})
-	}
-	return name.value, args
+	return base + string(filepath.Separator) + p
 }

@@ -1,4 +1,4 @@
-package planning
+package shellgate
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 )
 
 // sandboxWorld builds a fake home (HOME is set to it) holding credentials, a
-// workspace with a few files and a symlink to /etc, and a sibling project
-// with a secret next to the workspace.
+// workspace with a few files and symlinks leading out (e to /etc, link to a
+// sibling project, deep into it), and that sibling project with secrets.
 func sandboxWorld(t *testing.T) *tool.Workspace {
 	t.Helper()
 	tmp := t.TempDir()
@@ -23,6 +23,11 @@ func sandboxWorld(t *testing.T) *tool.Workspace {
 		"home/.aws/credentials":    "aws_secret_access_key=x",
 		"home/.bash_history":       "history",
 		"other-project/.env":       "OPENAI_API_KEY=sk-x",
+		"other-project/secret.txt": "secret",
+		"other-project/inner/x":    "x",
+		"ws/d1/same.txt":           "1\n",
+		"ws/d2/same.txt":           "2\n",
+		"ws/f":                     "a b 3\n",
 		"ws/README.md":             "# readme\nfoo\n",
 		"ws/b.txt":                 "b\n",
 		"ws/a/x.txt":               "x\n",
@@ -41,11 +46,17 @@ func sandboxWorld(t *testing.T) *tool.Workspace {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink("/etc", filepath.Join(root, "e")); err != nil { // ln -s /etc e
-		t.Fatal(err)
+	for link, target := range map[string]string{
+		"e":     "/etc",                                       // ln -s /etc e
+		"link":  filepath.Join(tmp, "other-project"),          // a directory outside
+		"deep":  filepath.Join(tmp, "other-project", "inner"), // deep/.. is other-project
+		"[x]ln": filepath.Join(tmp, "other-project", "secret.txt"),
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Setenv("HOME", home)
-	t.Setenv("CDPATH", "")
 	ws, err := tool.NewWorkspace(root)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +64,7 @@ func sandboxWorld(t *testing.T) *tool.Workspace {
 	return ws
 }
 
-func TestCheckPlanCommandSandboxesReads(t *testing.T) {
+func TestCheckWorkspaceReads(t *testing.T) {
 	if _, err := os.Stat("/etc/passwd"); err != nil {
 		t.Skip("needs /etc/passwd")
 	}
@@ -63,16 +74,16 @@ func TestCheckPlanCommandSandboxesReads(t *testing.T) {
 		want string // "" = allowed; else a fragment of the refusal
 	}{
 		// Outside the workspace, or into the deny list.
-		{"cat ~/.ssh/id_rsa", "holds credentials"},
+		{"cat ~/.ssh/id_rsa", "home directory"},
 		{"cat /etc/passwd", "outside the workspace"},
-		{"grep -r key ~/.aws", "holds credentials"},
+		{"grep -r key ~/.aws", "home directory"},
 		{"ls /", "outside the workspace"},
 		{"ls ~", "outside the workspace"},
 		{"head ../other-project/.env", "outside the workspace"},
 		{"find / -name x", "outside the workspace"},
-		{"find . ~/.ssh -name id_rsa", "holds credentials"},
+		{"find . ~/.ssh -name id_rsa", "home directory"},
 		{"tail -n 5 ~/.bash_history", "outside the workspace"},
-		{"cat ~root/.bashrc", "another user's home"},
+		{"cat ~root/.bashrc", "home directory"},
 		{"cat /proc/self/environ", "outside the workspace"},
 		{"cat e/passwd", "outside the workspace"}, // symlink inside → /etc
 		{"cat ./e/../e/passwd", "outside the workspace"},
@@ -94,26 +105,26 @@ func TestCheckPlanCommandSandboxesReads(t *testing.T) {
 		{"grep foo README.md /etc/passwd", "outside the workspace"},
 		{"grep -C 2 foo /etc/passwd", "outside the workspace"},
 		{"grep -C foo /etc/passwd", "outside the workspace"}, // BSD grep: -C takes no value
-		{"rg -f ~/.ssh/id_rsa .", "holds credentials"},
-		{"sort -T /tmp README.md", "outside the workspace"},
+		{"rg -f ~/.ssh/id_rsa .", "home directory"},
+		{"sort --random-source=/etc/passwd README.md", "outside the workspace"},
 		{"date -f /etc/passwd", "outside the workspace"},
-		{"date -r ~/.ssh/id_rsa", "holds credentials"},
+		{"date -r ~/.ssh/id_rsa", "home directory"},
 		{"jq . --rawfile x /etc/passwd", "outside the workspace"},
 		{"file -m /etc/passwd README.md", "outside the workspace"},
-		{"wc --files0-from=/etc/passwd", "outside the workspace"},
+		{"wc --files0-from=/etc/passwd", "reads file names"},
 		{"find . -newer /etc/passwd", "outside the workspace"},
 		{"git -C /etc log", "outside the workspace"},
 		{"git -C .. status", "outside the workspace"},
 		{"git --git-dir=/etc/.git log", "outside the workspace"},
 		{"git diff --no-index README.md /etc/passwd", "outside the workspace"},
-		{"git config --file=~/.gitconfig --list", "outside the workspace"},
+		{"git config --file=../.gitconfig --list", "outside the workspace"},
 		// A pattern naming an existing location outside is refused too: on
 		// another platform's grep it could be an operand.
 		{"grep -rn /usr/local .", "names a location outside the workspace"},
-		{"git config --list", "git config --local"},
-		{"git config --global --get user.email", "git config --local"},
+		{"git config --list", ""},
+		{"git config --global --get user.email", ""},
 		{"cat <(cat /etc/passwd)", "outside the workspace"},
-		{"echo \"$(head -1 ~/.ssh/id_rsa)\"", "holds credentials"},
+		{"echo \"$(head -1 ~/.ssh/id_rsa)\"", "home directory"},
 		// Scripts that open files or read the environment.
 		{"sed '1r /etc/passwd' README.md", "sed r/R"},
 		{"awk 'BEGIN { getline l < \"/etc/passwd\"; print l }'", "getline"},
@@ -143,7 +154,7 @@ func TestCheckPlanCommandSandboxesReads(t *testing.T) {
 		{"for f in /etc/passwd; do cat \"$f\"; done", "outside the workspace"},
 		{"for f in '/etc/passwd README.md'; do cat $f; done", "outside the workspace"},
 		{"for o in -f/etc/passwd; do grep $o x README.md; done", "read as an option"},
-		{"find . -name '*.go' | xargs cat", "xargs passes its input"},
+		{"cat list.txt | xargs cat", "xargs passes its input"},
 		{"cat < $(echo /etc/passwd)", "must be literal"},
 		// Secrets in the environment.
 		{"env", "environment variables"},
@@ -196,60 +207,31 @@ func TestCheckPlanCommandSandboxesReads(t *testing.T) {
 		{"git status --short && git branch", ""},
 	}
 	for _, tc := range tests {
-		err := CheckPlanCommand(tc.cmd, ws)
+		err := Check(tc.cmd, WithWorkspace(ws))
 		switch {
 		case tc.want == "" && err != nil:
-			t.Errorf("CheckPlanCommand(%q) = %v, want allowed", tc.cmd, err)
+			t.Errorf("Check(%q) = %v, want allowed", tc.cmd, err)
 		case tc.want != "" && err == nil:
-			t.Errorf("CheckPlanCommand(%q) = nil, want a refusal mentioning %q", tc.cmd, tc.want)
+			t.Errorf("Check(%q) = nil, want a refusal mentioning %q", tc.cmd, tc.want)
 		case tc.want != "" && !strings.Contains(err.Error(), tc.want):
-			t.Errorf("CheckPlanCommand(%q) = %q, want it to mention %q", tc.cmd, err, tc.want)
+			t.Errorf("Check(%q) = %q, want it to mention %q", tc.cmd, err, tc.want)
 		}
 	}
 }
 
-func TestCheckPlanCommandPathErrors(t *testing.T) {
+func TestCheckWorkspacePathErrors(t *testing.T) {
 	ws := sandboxWorld(t)
-	err := CheckPlanCommand("ls && cat ~/.ssh/id_rsa", ws)
+	err := Check("ls && cat ~/.ssh/id_rsa", WithWorkspace(ws))
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Path != "~/.ssh/id_rsa" || ce.Command != "cat ~/.ssh/id_rsa" {
 		t.Fatalf("error %#v should name the command and the path", err)
 	}
 	// A read-only refusal is not a path refusal.
-	if err := CheckPlanCommand("rm -rf /", ws); !errors.As(err, &ce) || ce.Path != "" {
+	if err := Check("rm -rf /", WithWorkspace(ws)); !errors.As(err, &ce) || ce.Path != "" {
 		t.Errorf("rm: %#v", err)
 	}
 	// Without a workspace only read-only-ness is checked.
-	if err := CheckPlanCommand("cat /etc/passwd", nil); err != nil {
+	if err := Check("cat /etc/passwd"); err != nil {
 		t.Errorf("no workspace: %v", err)
-	}
-}
-
-func TestNewGateWithWorkspace(t *testing.T) {
-	ws := sandboxWorld(t)
-	g := NewGate(ModePlan, WithWorkspace(ws), WithReadOnlyTools("mcp_search"))
-	if !g.Visible("mcp_search") || g.Visible("write_file") {
-		t.Error("WithReadOnlyTools was not applied")
-	}
-	if err := g.Check(BashName, bashInput("grep -rn foo . | head")); err != nil {
-		t.Errorf("a read inside the workspace was refused: %v", err)
-	}
-	err := g.Check(BashName, bashInput("cat ~/.ssh/id_rsa"))
-	for _, f := range []string{"only read inside the workspace", "holds credentials", ws.Root(), "read_file"} {
-		if err == nil || !strings.Contains(err.Error(), f) {
-			t.Errorf("refusal %v should mention %q", err, f)
-		}
-	}
-	err = g.Check(BashName, bashInput("echo x > f"))
-	if err == nil || !strings.Contains(err.Error(), "read-only bash") {
-		t.Errorf("a writing command: %v", err)
-	}
-	// Other modes do not gate bash, workspace or not.
-	if err := NewGate(ModeDefault, WithWorkspace(ws)).Check(BashName, bashInput("cat /etc/passwd")); err != nil {
-		t.Errorf("Default mode: %v", err)
-	}
-	// GateFor keeps its old meaning: no sandbox.
-	if err := GateFor(ModePlan).Check(BashName, bashInput("cat /etc/passwd")); err != nil {
-		t.Errorf("GateFor without a workspace: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package planning
+package shellgate
 
 import (
 	"fmt"
@@ -103,14 +103,53 @@ func checkSedScript(s string) string {
 		}
 	}
 	// delimited skips a delimited regex or replacement starting after the
-	// opening delimiter d, honouring backslash escapes.
+	// opening delimiter d, honouring backslash escapes. GNU sed does not end
+	// a regex at a delimiter inside a bracket expression ([/]), other seds
+	// do; a bracket expression holding the delimiter is refused.
+	ambiguousBracket := false
+	// bracketEnd skips a bracket expression from just after its [, the way
+	// POSIX reads it ([]x], [^]x], [[:alpha:]/]). A delimiter inside one
+	// makes the script ambiguous.
+	bracketEnd := func(d byte) {
+		if i < len(s) && s[i] == '^' {
+			i++
+		}
+		if i < len(s) && s[i] == ']' {
+			i++
+		}
+		for i < len(s) && s[i] != ']' {
+			if s[i] == d || s[i] == '\n' {
+				ambiguousBracket = true
+			}
+			if s[i] == '[' && i+1 < len(s) && strings.IndexByte(":.=", s[i+1]) >= 0 {
+				end := strings.Index(s[i+2:], string(s[i+1])+"]")
+				if end < 0 {
+					i = len(s)
+					return
+				}
+				if strings.IndexByte(s[i:i+2+end+2], d) >= 0 {
+					ambiguousBracket = true
+				}
+				i += 2 + end + 2
+				continue
+			}
+			i++
+		}
+		i++ // the ]
+	}
 	delimited := func(d byte) bool {
 		for i < len(s) {
 			c := s[i]
 			i++
-			if c == '\\' {
+			switch {
+			case c == '\\':
 				i++
 				continue
+			case c == '[':
+				bracketEnd(d)
+				continue
+			case c == '\n' && d != '\n':
+				return false // sed refuses a newline in a regex
 			}
 			if c == d {
 				return true
@@ -152,8 +191,18 @@ func checkSedScript(s string) string {
 		}
 		return true
 	}
-	argEnd := func() { // label, file name or text: ends at the earliest separator
+	// Arguments end at the earliest point any sed ends them: GNU sed ends a
+	// label at a blank as well as at ; (so `:a e CMD` is a label and an e
+	// command), text at ; for this scan. What follows is read as commands,
+	// which can only refuse more.
+	textEnd := func() {
 		for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+			i++
+		}
+	}
+	labelEnd := func() {
+		skipSpace()
+		for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' && s[i] != ' ' && s[i] != '\t' {
 			i++
 		}
 	}
@@ -221,8 +270,10 @@ func checkSedScript(s string) string {
 			}
 		case cmd == 'r' || cmd == 'R':
 			return "sed r/R read another file, which Plan Mode cannot check against the workspace; read that file with cat or read_file"
-		case strings.IndexByte("abcitT:v", cmd) >= 0:
-			argEnd()
+		case strings.IndexByte("aic", cmd) >= 0:
+			textEnd()
+		case strings.IndexByte("btT:v", cmd) >= 0:
+			labelEnd()
 		case strings.IndexByte("lqQL", cmd) >= 0:
 			skipSpace()
 			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -234,56 +285,12 @@ func checkSedScript(s string) string {
 		default:
 			return fmt.Sprintf("the sed script could not be checked (unknown command %q)", cmd)
 		}
+		if ambiguousBracket {
+			return "a sed regex with its delimiter inside [...] is read differently by different seds; escape the delimiter or choose another one"
+		}
 		skipSpace()
 		if i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' && s[i] != '#' {
 			return fmt.Sprintf("the sed script could not be checked (unexpected %q after a command)", s[i])
-		}
-	}
-	return ""
-}
-
-// checkAwk allows awk programs that only read and print: no -f program
-// files, and no system(), output redirection, pipes or gawk @-directives.
-func checkAwk(args []arg) string {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !a.literal() {
-			return "awk options and program must be literal in Plan Mode"
-		}
-		v := a.value
-		switch {
-		case v == "--":
-			if i+1 < len(args) {
-				return checkAwkProgram(args[i+1])
-			}
-			return ""
-		case v == "-F" || v == "-v":
-			i++
-		case strings.HasPrefix(v, "-F") || strings.HasPrefix(v, "-v") ||
-			strings.HasPrefix(v, "--field-separator=") || strings.HasPrefix(v, "--assign="):
-		case strings.HasPrefix(v, "-") && v != "-":
-			return fmt.Sprintf("the awk option %s is not allowed in Plan Mode (only -F and -v are)", v)
-		default:
-			return checkAwkProgram(a)
-		}
-	}
-	return ""
-}
-
-func checkAwkProgram(a arg) string {
-	if !a.literal() {
-		return "the awk program must be literal in Plan Mode"
-	}
-	for _, bad := range []string{"system", ">", "|", "@"} {
-		if strings.Contains(a.value, bad) {
-			return fmt.Sprintf("awk programs may not contain %q in Plan Mode (system(), > and | can run commands or write files); "+
-				"write comparisons with < or <=, or use grep/cut/sort instead", bad)
-		}
-	}
-	for _, bad := range []string{"getline", "ARGV", "ARGC", "ENVIRON", "PROCINFO"} {
-		if strings.Contains(a.value, bad) {
-			return fmt.Sprintf("awk programs may not use %s in Plan Mode (getline and ARGV open files the gate cannot check, "+
-				"ENVIRON holds secrets); pass the files to read as arguments", bad)
 		}
 	}
 	return ""
