@@ -319,3 +319,19 @@ func TestWorkspaceWriteProtectsGitHooksAndConfig(t *testing.T) {
 		t.Errorf("git commit under WorkspaceWrite: %v\n%s", err, out)
 	}
 }
+
+// A startup file named by BASH_ENV would run before every command, and
+// SHELLOPTS/BASHOPTS would change how bash parses it.
+func TestShellStartupVariablesDropped(t *testing.T) {
+	w := newWorld(t)
+	rc := filepath.Join(w.work, "rc")
+	mustWrite(t, rc, "echo STARTUP-RAN\n")
+	t.Setenv("BASH_ENV", rc)
+	t.Setenv("SHELLOPTS", "xtrace")
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		out, _ := w.run(t, p, "echo body")
+		if strings.Contains(out, "STARTUP-RAN") || strings.Contains(out, "+ echo") {
+			t.Errorf("%v: the shell ran a startup file or took options from the environment:\n%s", p, out)
+		}
+	}
+}

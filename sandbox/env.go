@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,24 @@ func ScrubEnv(environ []string, keep, hide map[string]bool) []string {
 	return out
 }
 
+// ShellStartupEnv are variables that change how a non-interactive `bash -c`
+// starts or reads its command (a startup file, extglob, cd targets, glob
+// filters). Confined commands never get them, so the shell reads a command
+// the way the caller (and Plan Mode's parse gate) did.
+var ShellStartupEnv = []string{"BASH_ENV", "ENV", "BASHOPTS", "SHELLOPTS", "CDPATH", "GLOBIGNORE"}
+
+// dropNames returns env without the variables named.
+func dropNames(env []string, names []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // readOnlyEnvKept are the variables a ReadOnly command inherits; everything
 // else is dropped, because a planner needs a locale and a PATH, not the
 // user's session.
@@ -72,7 +91,7 @@ var gitHardening = [][2]string{
 
 // policyEnv builds a confined command's environment from the caller's.
 func (s *Sandbox) policyEnv(base []string, p Policy, scratch string) []string {
-	env := ScrubEnv(base, s.keepEnv, s.hideEnv)
+	env := ScrubEnv(dropNames(base, ShellStartupEnv), s.keepEnv, s.hideEnv)
 	set := func(k, v string) { env = setEnv(env, k, v) }
 	tmp := filepath.Join(scratch, "tmp")
 	switch p {

@@ -117,6 +117,9 @@ func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 		grace:     bashDefaultGrace,
 		hideEnv:   map[string]bool{},
 	}
+	for _, n := range sandbox.ShellStartupEnv {
+		b.hideEnv[n] = true
+	}
 	if p, err := exec.LookPath("bash"); err == nil {
 		b.shell = p
 	}
@@ -307,3 +310,4 @@ func (b *Bash) kill(pgid int, done <-chan error) error {
 func (b *Bash) environ() []string {
 	return sandbox.ScrubEnv(os.Environ(), nil, b.hideEnv)
 }
+
