@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/harness9/harness9/planning"
 )
@@ -17,46 +18,48 @@ var ErrNoPendingPlan = errors.New("agent: no plan is awaiting approval")
 // being executed.
 var ErrNothingToContinue = errors.New("agent: no approved plan to continue")
 
-// Approve approves the plan awaiting approval and executes it: it creates
-// the task directory (PLAN.md, TODO.md), emits Approved, switches to
-// Default mode (AutoEdit with confirmEdits, so every write, edit and bash
-// call waits for the user) and runs auto-execution rounds until every todo
-// is done (Done{StatusCompleted}) or progress stalls (Done{StatusStalled}).
-// Each round is one run of the loop; its events are forwarded, with an
-// ExecRound event before it.
-func (e *Engine) Approve(ctx context.Context, confirmEdits bool) iter.Seq[Event] {
+// Approve approves the plan awaiting approval and executes it in mode:
+// planning.ModeDefault runs its edits at once, planning.ModeAutoEdit makes
+// every write, edit and bash call wait for the user. It creates the task
+// directory (PLAN.md, TODO.md) when the engine keeps task files, emits
+// Approved, and runs auto-execution rounds until every todo is done
+// (Done{StatusCompleted}) or progress stalls (Done{StatusStalled}). Each
+// round is one run of the loop; its events are forwarded, with an ExecRound
+// event before it.
+func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
+		if err := planning.CheckExecMode(mode); err != nil {
+			return StatusError, fmt.Errorf("agent: %w", err)
+		}
 		e.loadState(ctx)
 		e.mu.Lock()
-		if e.sess == nil || e.status != planning.StatusAwaitingApproval || e.plan == nil {
-			status := e.status
+		status, plan := e.flow.Status(), e.flow.Plan()
+		_, refused := planning.Next(status, planning.ActionApprove)
+		if e.sess == nil || refused != nil || plan == nil {
 			e.mu.Unlock()
 			return StatusError, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
 		}
-		plan := *clonePlan(e.plan)
 		e.mu.Unlock()
-		mode := planning.ModeDefault
-		if confirmEdits {
-			mode = planning.ModeAutoEdit
-		}
 		// The stream reports the mode the execution runs in, not the Plan
 		// mode the plan was made in.
 		if !s.emit(e.startedIn(mode)) {
 			return StatusCancelled, context.Canceled
 		}
-		dir, err := planning.CreateTaskDir(e.planBase(), plan, e.todos.Read(), e.cfg.now())
+		dir, err := e.createTaskDir(*plan)
 		if err != nil {
-			return StatusError, fmt.Errorf("agent: could not create the task directory: %w", err)
+			return StatusError, err
 		}
 		e.mu.Lock()
-		e.taskDir = dir
-		e.status = planning.StatusExecuting
+		err = e.flow.Approve(mode, dir)
 		// Reading done while planning (after submit_plan, in a refining
 		// run, or before a fallback plan) is no evidence that a step was
 		// carried out: execution starts with none.
 		e.evidence.Reset()
 		e.mode = mode
 		e.mu.Unlock()
+		if err != nil {
+			return StatusError, fmt.Errorf("agent: %w", err)
+		}
 		e.saveState(ctx)
 		e.syncSessionMode(ctx)
 		if !s.emit(Approved{TaskDir: dir}) {
@@ -66,6 +69,15 @@ func (e *Engine) Approve(ctx context.Context, confirmEdits bool) iter.Seq[Event]
 	})
 }
 
+// createTaskDir writes the approved plan's task directory.
+func (e *Engine) createTaskDir(plan planning.Plan) (string, error) {
+	dir, err := planning.CreateTaskDir(e.planBase(), plan, e.todos.Read(), e.cfg.now())
+	if err != nil {
+		return "", fmt.Errorf("agent: could not create the task directory: %w", err)
+	}
+	return dir, nil
+}
+
 // Continue resumes auto-execution of an approved plan that stalled or was
 // interrupted (cancelled, failed, or the process died). A plan still
 // awaiting approval must be approved with Approve instead.
@@ -73,26 +85,23 @@ func (e *Engine) Continue(ctx context.Context) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
 		e.loadState(ctx)
 		e.mu.Lock()
-		status := e.status
-		ok := e.sess != nil && e.plan != nil && e.taskDir != "" &&
-			(status == planning.StatusExecuting || status == planning.StatusStalled)
-		if ok {
-			e.status = planning.StatusExecuting
-			if e.mode == planning.ModePlan {
-				e.mode = planning.ModeDefault
-			}
+		status := e.flow.Status()
+		err := ErrNothingToContinue
+		if e.sess != nil {
+			err = e.flow.Continue()
+		}
+		if err == nil {
+			e.mode = e.flow.ExecMode(e.mode)
 		}
 		e.mu.Unlock()
-		if ok {
-			e.saveState(ctx)
-			e.syncSessionMode(ctx)
-		}
-		if !ok {
+		if err != nil {
 			if status == planning.StatusAwaitingApproval {
 				return StatusError, fmt.Errorf("%w: the plan has not been approved yet (approve it first)", ErrNothingToContinue)
 			}
 			return StatusError, fmt.Errorf("%w (status: %s)", ErrNothingToContinue, status)
 		}
+		e.saveState(ctx)
+		e.syncSessionMode(ctx)
 		if !s.emit(e.started()) {
 			return StatusCancelled, context.Canceled
 		}
@@ -108,20 +117,37 @@ func (e *Engine) CancelPlan() error {
 	}
 	defer e.busy.Store(false)
 	e.mu.Lock()
-	switch e.status {
-	case planning.StatusAwaitingApproval, planning.StatusStalled:
-	default:
-		status := e.status
+	status := e.flow.Status()
+	if err := e.flow.Cancel(); err != nil {
 		e.mu.Unlock()
 		return fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
 	}
-	e.plan = nil
-	e.taskDir = ""
-	e.status = planning.StatusIdle
 	e.todos.Write(nil)
 	e.mu.Unlock()
 	e.saveState(context.Background())
 	return nil
+}
+
+// Review carries out the user's choice about the plan awaiting approval;
+// the TUI's dialog and the CLI's prompt both go through it. Approving
+// returns the execution to run; refining switches to Plan mode and, with
+// feedback, returns the run that sends it; cancelling drops the plan at
+// once. A nil start means the choice took effect at once.
+func (e *Engine) Review(choice planning.ReviewChoice, feedback string) (start func(context.Context) iter.Seq[Event], err error) {
+	if mode, ok := choice.ApprovalMode(); ok {
+		return func(ctx context.Context) iter.Seq[Event] { return e.Approve(ctx, mode) }, nil
+	}
+	switch choice {
+	case planning.ReviewRefine:
+		e.SetMode(planning.ModePlan)
+		if strings.TrimSpace(feedback) == "" {
+			return nil, nil
+		}
+		return func(ctx context.Context) iter.Seq[Event] { return e.Run(ctx, feedback) }, nil
+	case planning.ReviewCancel:
+		return nil, e.CancelPlan()
+	}
+	return nil, fmt.Errorf("agent: unknown review choice %s", choice)
 }
 
 // execute drives planning.Executor: each round is one loop over the exec
@@ -159,14 +185,15 @@ func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatu
 		return StatusError, err
 	}
 	e.mu.Lock()
+	err = e.flow.Complete(outcome)
+	e.mu.Unlock()
+	if err != nil {
+		return StatusError, fmt.Errorf("agent: %w", err)
+	}
 	result := StatusCompleted
 	if outcome == planning.ExecStalled {
-		e.status = planning.StatusStalled
 		result = StatusStalled
-	} else {
-		e.status = planning.StatusIdle
 	}
-	e.mu.Unlock()
 	e.saveState(ctx)
 	return result, nil
 }

@@ -52,12 +52,10 @@ type Engine struct {
 
 	mu         sync.Mutex
 	mode       planning.Mode
-	sess       *session.Session // nil until the first run creates it
-	history    []llm.Message    // the whole conversation, as stored
-	skipped    int              // leading placeholders in history a resume did not load (resume_lean.go)
-	status     planning.Status
-	plan       *planning.Plan
-	taskDir    string
+	sess       *session.Session   // nil until the first run creates it
+	history    []llm.Message      // the whole conversation, as stored
+	skipped    int                // leading placeholders in history a resume did not load (resume_lean.go)
+	flow       *planning.Workflow // status, plan, task dir: changed only through its transitions
 	planFile   string
 	compaction *session.Compaction
 	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
@@ -93,7 +91,7 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 		evidence: new(planning.Evidence),
 		log:      cfg.logger,
 		mode:     cfg.mode,
-		status:   planning.StatusIdle,
+		flow:     planning.NewWorkflow(),
 		allowed:  map[string]bool{},
 		ws:       cfg.workspace,
 	}
@@ -201,7 +199,16 @@ func (e *Engine) SetMode(m planning.Mode) {
 func (e *Engine) Status() planning.Status {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.status
+	return e.flow.Status()
+}
+
+// NextStep says what a resumed session should do next: wait for a prompt,
+// review the plan awaiting approval, or offer to continue an approved plan
+// that was interrupted or stalled.
+func (e *Engine) NextStep() planning.Step {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.flow.Resume()
 }
 
 // Todos returns a copy of the todo list.
@@ -211,14 +218,14 @@ func (e *Engine) Todos() []planning.TodoItem { return e.todos.Read() }
 func (e *Engine) Plan() *planning.Plan {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return clonePlan(e.plan)
+	return e.flow.Plan()
 }
 
 // TaskDir returns the approved plan's task directory, or "".
 func (e *Engine) TaskDir() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.taskDir
+	return e.flow.TaskDir()
 }
 
 // PlanFile returns this session's plan file (rewritten on every
@@ -245,14 +252,5 @@ func (e *Engine) Compaction() *session.Compaction {
 		return nil
 	}
 	c := *e.compaction
-	return &c
-}
-
-func clonePlan(p *planning.Plan) *planning.Plan {
-	if p == nil {
-		return nil
-	}
-	c := *p
-	c.Steps = append([]string(nil), p.Steps...)
 	return &c
 }

@@ -96,11 +96,14 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turnLoop {
 	e.loadState(ctx)
 	e.mu.Lock()
-	refining := e.status == planning.StatusAwaitingApproval
-	if e.status != planning.StatusExecuting {
-		e.status = planning.StatusRunning
-	}
+	refining, err := e.flow.StartRun()
 	e.mu.Unlock()
+	if err != nil {
+		// Only a status no run can start from (another process's Running
+		// would have been restored as Idle) gets here; the run goes on and
+		// the status stays what it was.
+		e.log.Warn("agent: the planning workflow refused to start a run", "err", err)
+	}
 	gate := e.gateFor(mode)
 	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining}
 }
@@ -109,8 +112,8 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turn
 // and saves the planning state.
 func (e *Engine) leave(ctx context.Context) {
 	e.mu.Lock()
-	if e.status == planning.StatusRunning {
-		e.status = planning.StatusIdle
+	if err := e.flow.FinishRun(); err != nil {
+		e.log.Warn("agent: the planning workflow refused to end a run", "err", err)
 	}
 	e.mu.Unlock()
 	e.saveState(ctx)
@@ -210,18 +213,20 @@ func (l *turnLoop) finish() RunStatus {
 		// A plan already carried out (or stalled) is not being refined.
 		plan.Title, plan.Content = prev.Title, prev.Content
 	}
-	l.e.submit(plan)
-	l.s.emit(PlanSubmitted{Plan: *clonePlan(&plan)})
+	if err := l.e.submit(plan); err != nil {
+		l.e.log.Warn("agent: the fallback plan was not submitted", "err", err)
+		return StatusCompleted
+	}
+	l.s.emit(PlanSubmitted{Plan: *l.e.Plan()})
 	return StatusAwaitingApproval
 }
 
 // submit records a plan awaiting approval (submit_plan's callback and the
 // fallback).
-func (e *Engine) submit(p planning.Plan) {
+func (e *Engine) submit(p planning.Plan) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.plan = clonePlan(&p)
-	e.status = planning.StatusAwaitingApproval
+	return e.flow.Submit(p)
 }
 
 // started is the SessionStarted event of the current session.

@@ -153,14 +153,7 @@ func (e *Engine) loadState(ctx context.Context) {
 func (e *Engine) applyStateLocked(st session.State) {
 	e.todos.Write(st.Todos)
 	e.evidence.Set(st.Evidence)
-	e.status = st.Status
-	if e.status == "" || e.status == planning.StatusRunning {
-		// State is only loaded while no loop runs: "running" is what a
-		// process killed mid-run left behind.
-		e.status = planning.StatusIdle
-	}
-	e.plan = clonePlan(st.Plan)
-	e.taskDir = st.TaskDir
+	e.flow = planning.RestoreWorkflow(planning.WorkflowState{Status: st.Status, Plan: st.Plan, TaskDir: st.TaskDir})
 	e.planFile = st.PlanFile
 	e.compaction = nil
 	if st.Compaction != nil {
@@ -177,12 +170,13 @@ func (e *Engine) saveState(ctx context.Context) {
 	if e.cfg.store == nil || e.sess == nil {
 		return
 	}
+	flow := e.flow.State()
 	st := session.State{
 		Todos:    e.todos.Read(),
 		Evidence: e.evidence.Count(),
-		Status:   e.status,
-		Plan:     clonePlan(e.plan),
-		TaskDir:  e.taskDir,
+		Status:   flow.Status,
+		Plan:     flow.Plan,
+		TaskDir:  flow.TaskDir,
 		PlanFile: e.planFile,
 	}
 	if e.compaction != nil {

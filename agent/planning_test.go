@@ -230,7 +230,7 @@ func TestApproveExecutesToCompletion(t *testing.T) {
 	// Approve from a new process, as `run --resume ID --approve auto` does
 	// after `run --plan --approve never`.
 	eng = h.engine(agent.WithSession(eng.SessionID()))
-	evs := drain(t, eng.Approve(context.Background(), false))
+	evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault))
 	wantDone(t, evs, agent.StatusCompleted)
 
 	approved := ofType[agent.Approved](evs)
@@ -273,7 +273,7 @@ func TestApproveExecutesToCompletion(t *testing.T) {
 		t.Errorf("status %s, task dir %q, mode %s", eng.Status(), eng.TaskDir(), eng.Mode())
 	}
 	// Nothing is pending any more.
-	if evs := drain(t, eng.Approve(context.Background(), false)); doneOf(evs).Status != agent.StatusError {
+	if evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault)); doneOf(evs).Status != agent.StatusError {
 		t.Errorf("second Approve ended %s", doneOf(evs).Status)
 	}
 }
@@ -294,7 +294,7 @@ func TestStallAfterThreeRoundsWithoutProgress(t *testing.T) {
 	for n := 1; n <= 4; n++ {
 		h.p.Add(flip(n), scripted.Turn{Text: "working on it"})
 	}
-	evs := drain(t, eng.Approve(context.Background(), false))
+	evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault))
 	wantDone(t, evs, agent.StatusStalled)
 	if rounds := ofType[agent.ExecRound](evs); len(rounds) != 3 {
 		t.Errorf("%d rounds ran, want exactly 3", len(rounds))
@@ -413,7 +413,7 @@ func TestApproveWithConfirmEditsAsksForEachWrite(t *testing.T) {
 	)
 	var asked int
 	var evs []agent.Event
-	for ev := range eng.Approve(context.Background(), true) {
+	for ev := range eng.Approve(context.Background(), planning.ModeAutoEdit) {
 		evs = append(evs, ev)
 		if req, ok := ev.(*agent.ApprovalRequest); ok {
 			asked++
@@ -451,7 +451,7 @@ func TestFallbackAfterAFinishedPlanDoesNotReuseItsTitle(t *testing.T) {
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.StatusAwaitingApproval)
-	wantDone(t, drain(t, eng.Approve(context.Background(), false)), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.StatusCompleted)
 	if eng.Status() != planning.StatusIdle {
 		t.Fatalf("status after execution = %s", eng.Status())
 	}

@@ -251,7 +251,7 @@ func TestTodoFileIsLiveDuringExecution(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted), todo("2", "create b.txt", planning.TodoCompleted)))},
 		scripted.Turn{Text: "done"},
 	)
-	wantDone(t, drain(t, eng.Approve(context.Background(), false)), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.StatusCompleted)
 	if !strings.Contains(mid, "- [x] create a.txt\n- [>] create b.txt\n") || !strings.Contains(mid, "1/2 completed") {
 		t.Errorf("TODO.md mid-execution:\n%s", mid)
 	}
@@ -318,7 +318,7 @@ func TestPlanFilesOutsideGitGoToHome(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted)))},
 		scripted.Turn{Text: "done"},
 	)
-	wantDone(t, drain(t, eng.Approve(context.Background(), false)), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.StatusCompleted)
 	if dir := filepath.Dir(eng.PlanFile()); dir != filepath.Join(h.home, "plans") {
 		t.Errorf("plan file in %q, want %q", dir, filepath.Join(h.home, "plans"))
 	}
@@ -370,7 +370,7 @@ func TestPlanFileFailuresAreLoggedNotSentToTheModel(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted)))},
 		scripted.Turn{Text: "done"},
 	)
-	evs = drain(t, eng.Approve(context.Background(), false))
+	evs = drain(t, eng.Approve(context.Background(), planning.ModeDefault))
 	wantDone(t, evs, agent.StatusCompleted)
 	for _, r := range resultsOf(evs) {
 		if r.IsError {
@@ -430,7 +430,7 @@ func TestApprovalResetsPlanningEvidence(t *testing.T) {
 				scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted)))},
 				scripted.Turn{Text: "done"},
 			)
-			evs := drain(t, eng.Approve(context.Background(), false))
+			evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault))
 			wantDone(t, evs, agent.StatusCompleted)
 			res := resultsOf(evs)
 			if len(res) != 3 || !res[0].IsError || !strings.Contains(res[0].Output, "no evidence") || res[1].IsError || res[2].IsError {

@@ -94,10 +94,13 @@ func (w planWriter) Write(todos []planning.TodoItem) error {
 	if e.planFile == "" && e.sess != nil {
 		e.planFile = planning.NewFilePlanWriter(e.planBase(), e.sess.ID, e.cfg.now()).Path()
 	}
-	path, taskDir, status := e.planFile, e.taskDir, e.status
+	path, taskDir := e.planFile, ""
+	if e.flow.Executing() {
+		taskDir = e.flow.TaskDir()
+	}
 	var title string
-	if e.plan != nil {
-		title = e.plan.Title
+	if p := e.flow.Plan(); p != nil {
+		title = p.Title
 	}
 	e.mu.Unlock()
 	if path != "" {
@@ -105,7 +108,7 @@ func (w planWriter) Write(todos []planning.TodoItem) error {
 			e.log.Warn("agent: could not write the session plan file", "path", path, "err", err)
 		}
 	}
-	if taskDir != "" && (status == planning.StatusExecuting || status == planning.StatusStalled) {
+	if taskDir != "" {
 		if err := planning.NewTodoFileWriter(taskDir, title).Write(todos); err != nil {
 			e.log.Warn("agent: could not write TODO.md", "task_dir", taskDir, "err", err)
 		}

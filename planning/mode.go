@@ -49,15 +49,3 @@ func ParseMode(s string) (Mode, error) {
 	}
 	return ModeDefault, fmt.Errorf("unknown mode %q (want default, plan or auto_edit)", s)
 }
-
-// Status is the phase of a session's planning workflow.
-type Status string
-
-// The statuses.
-const (
-	StatusIdle             Status = "idle"
-	StatusRunning          Status = "running"
-	StatusAwaitingApproval Status = "awaiting_approval"
-	StatusExecuting        Status = "executing"
-	StatusStalled          Status = "stalled"
-)

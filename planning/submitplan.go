@@ -33,17 +33,18 @@ func WithSubmitPlanWriter(w PlanWriter) SubmitPlanOption {
 
 type planSubmitter struct {
 	store    *TodoStore
-	onSubmit func(Plan)
+	onSubmit func(Plan) error
 	evidence *Evidence
 	writer   PlanWriter
 }
 
 // NewSubmitPlanTool returns the submit_plan tool. A valid call (non-empty
-// title, at least one non-empty step) replaces the todo list with the steps —
-// ids "1".."n", all pending — calls onSubmit with the plan (the engine sets
-// AwaitingApproval there) and returns a Result with EndTurn set, so the run
-// loop stops without another model call. GateFor keeps it to Plan Mode.
-func NewSubmitPlanTool(store *TodoStore, onSubmit func(Plan), opts ...SubmitPlanOption) tool.Tool {
+// title, at least one non-empty step) calls onSubmit with the plan (the
+// engine's Workflow records it as awaiting approval, or refuses it and the
+// model is told why), replaces the todo list with the steps — ids "1".."n",
+// all pending — and returns a Result with EndTurn set, so the run loop
+// stops without another model call. GateFor keeps it to Plan Mode.
+func NewSubmitPlanTool(store *TodoStore, onSubmit func(Plan) error, opts ...SubmitPlanOption) tool.Tool {
 	s := &planSubmitter{store: store, onSubmit: onSubmit}
 	for _, o := range opts {
 		o(s)
@@ -66,15 +67,19 @@ func (s *planSubmitter) run(_ context.Context, in submitPlanInput) (tool.Result,
 	if len(p.Steps) == 0 {
 		return tool.Errorf("submit_plan refused: the plan has no steps. List the concrete implementation steps in order in \"steps\" and call submit_plan again."), nil
 	}
+	if s.onSubmit != nil {
+		// Before the todo list changes: a plan the workflow refuses
+		// leaves everything as it was.
+		if err := s.onSubmit(p); err != nil {
+			return tool.Errorf("submit_plan refused: %v", err), nil
+		}
+	}
 	todos := s.store.Write(StepsToTodos(p.Steps))
 	s.evidence.Reset()
 	if s.writer != nil {
 		if err := s.writer.Write(todos); err != nil {
 			slog.Warn("submit_plan: could not persist the todo list", "err", err)
 		}
-	}
-	if s.onSubmit != nil {
-		s.onSubmit(p)
 	}
 	return tool.Result{Output: fmt.Sprintf(planSubmittedText, p.Title, len(p.Steps)), EndTurn: true}, nil
 }

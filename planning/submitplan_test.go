@@ -13,7 +13,7 @@ func TestSubmitPlan(t *testing.T) {
 	ev.Set(5)
 	rec := &recordingWriter{}
 	var got []Plan
-	tl := NewSubmitPlanTool(store, func(p Plan) { got = append(got, p) }, WithSubmitEvidence(ev), WithSubmitPlanWriter(rec))
+	tl := NewSubmitPlanTool(store, func(p Plan) error { got = append(got, p); return nil }, WithSubmitEvidence(ev), WithSubmitPlanWriter(rec))
 
 	res := call(t, tl, map[string]any{"title": "  Add login ", "content": "## Approach\nx", "steps": []string{"create auth.go", " add test "}})
 	if res.IsError || !res.EndTurn {
@@ -48,7 +48,7 @@ func TestSubmitPlanRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			store := NewTodoStore()
 			called := false
-			res := call(t, NewSubmitPlanTool(store, func(Plan) { called = true }), tc.in)
+			res := call(t, NewSubmitPlanTool(store, func(Plan) error { called = true; return nil }), tc.in)
 			if !res.IsError || res.EndTurn || called || len(store.Read()) != 0 {
 				t.Fatalf("result %+v, onSubmit called %v, todos %v: want a refusal that changes nothing", res, called, store.Read())
 			}

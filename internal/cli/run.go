@@ -252,10 +252,10 @@ type lineRead struct {
 func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent.RunStatus, error) {
 	if prompt == "" {
 		// Resuming without a prompt: act on the session's planning state.
-		switch h.eng.Status() {
-		case planning.StatusAwaitingApproval:
+		switch h.eng.NextStep() {
+		case planning.StepReview:
 			return h.afterPlan(ctx)
-		case planning.StatusExecuting, planning.StatusStalled:
+		case planning.StepContinue:
 			if h.approve == approveNever {
 				return "", usageErr("the session has an approved plan in progress; pass --approve auto to continue executing it, or give a PROMPT")
 			}
@@ -275,28 +275,28 @@ func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent
 
 // afterPlan applies the approval policy to a submitted plan.
 func (h *headless) afterPlan(ctx context.Context) (agent.RunStatus, error) {
+	choice := planning.ReviewRefine // keep the plan for later
 	switch h.approve {
 	case approveAuto:
-		return h.play(ctx, h.eng.Approve(ctx, false))
+		choice = planning.ReviewApprove
 	case approveAsk:
-		choice, err := h.askPlan(ctx)
+		c, err := h.askPlan(ctx)
 		if ctx.Err() != nil {
 			return agent.StatusCancelled, nil
 		}
 		if err != nil {
 			return "", err
 		}
-		switch choice {
-		case "1":
-			return h.play(ctx, h.eng.Approve(ctx, false))
-		case "2":
-			return h.play(ctx, h.eng.Approve(ctx, true))
-		case "4":
-			if err := h.eng.CancelPlan(); err != nil {
-				return "", withCode(ExitError, err)
-			}
-			return agent.StatusCompleted, nil
-		}
+		choice = c
+	}
+	start, err := h.eng.Review(choice, "")
+	switch {
+	case err != nil:
+		return "", withCode(ExitError, err)
+	case start != nil:
+		return h.play(ctx, start(ctx))
+	case choice == planning.ReviewCancel:
+		return agent.StatusCompleted, nil
 	}
 	h.out.note("The plan awaits approval. Approve it later with: harness9 run --resume %s --approve auto", h.eng.SessionID())
 	return agent.StatusAwaitingApproval, nil
@@ -333,18 +333,18 @@ func (h *headless) line(ctx context.Context) (string, error) {
 	}
 }
 
-func (h *headless) askPlan(ctx context.Context) (string, error) {
+func (h *headless) askPlan(ctx context.Context) (planning.ReviewChoice, error) {
 	for {
 		fmt.Fprint(h.e.stderr, "\nApprove this plan?\n  [1] approve and auto-execute\n  [2] approve and confirm each edit\n  [3] keep it (decide later)\n  [4] cancel the plan\n> ")
 		s, err := h.line(ctx)
 		if errors.Is(err, io.EOF) {
-			return "3", nil
+			return planning.ReviewRefine, nil
 		}
 		if err != nil {
-			return "", withCode(ExitError, err)
+			return 0, withCode(ExitError, err)
 		}
-		if s == "1" || s == "2" || s == "3" || s == "4" {
-			return s, nil
+		if c, err := planning.ParseReviewChoice(s); err == nil {
+			return c, nil
 		}
 	}
 }

@@ -74,7 +74,7 @@ func TestRefineResubmitsThePlan(t *testing.T) {
 		}
 	}
 	// Approving the refined plan still executes it completely.
-	if _, st := play(t, eng.Approve(ctx, false)); st != agent.StatusCompleted {
+	if _, st := play(t, eng.Approve(ctx, planning.ModeDefault)); st != agent.StatusCompleted {
 		t.Fatalf("execution after refining: %s", st)
 	}
 	for path := range Files {
@@ -89,7 +89,7 @@ func TestPromptAfterTheEnd(t *testing.T) {
 	d, eng := demoEngine(t)
 	ctx := context.Background()
 	play(t, eng.Run(ctx, d.Prompt))
-	play(t, eng.Approve(ctx, false))
+	play(t, eng.Approve(ctx, planning.ModeDefault))
 	for _, mode := range []planning.Mode{planning.ModeDefault, planning.ModePlan} {
 		eng.SetMode(mode)
 		text, st := play(t, eng.Run(ctx, "now add a web server"))

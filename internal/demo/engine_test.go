@@ -46,7 +46,7 @@ func TestHeadlessDemo(t *testing.T) {
 	if done := last(eng.Run(ctx, d.Prompt)); done.Status != agent.StatusAwaitingApproval {
 		t.Fatalf("plan phase ended %q, want awaiting_approval", done.Status)
 	}
-	if done := last(eng.Approve(ctx, false)); done.Status != agent.StatusCompleted {
+	if done := last(eng.Approve(ctx, planning.ModeDefault)); done.Status != agent.StatusCompleted {
 		t.Fatalf("execution ended %q, want completed; todos %+v", done.Status, eng.Todos())
 	}
 	for path, want := range Files {

@@ -103,7 +103,7 @@ func (m *model) cmdPlan(arg string) tea.Cmd {
 }
 
 func (m *model) cmdReview(string) tea.Cmd {
-	if m.eng != nil && m.eng.Status() == planning.StatusAwaitingApproval {
+	if m.eng != nil && m.eng.NextStep() == planning.StepReview {
 		m.plan = m.eng.Plan()
 	}
 	if m.plan == nil {

@@ -12,16 +12,18 @@ import (
 	"github.com/harness9/harness9/planning"
 )
 
-// reviewChoice is what the user decided about a submitted plan.
+// reviewChoice is what the user decided about a submitted plan: one of
+// planning's ReviewChoices (numbered as the options are), or one of the two
+// states only the dialog has.
 type reviewChoice int
 
 const (
-	reviewNone        reviewChoice = iota // still deciding
-	reviewApproveAuto                     // [1] approve and auto-execute
-	reviewApproveEdit                     // [2] approve, confirm each edit
-	reviewRefine                          // [3] keep refining in Plan Mode
-	reviewCancel                          // [4] drop the plan (confirmed)
-	reviewClose                           // Esc: close the dialog, keep the plan
+	reviewNone        reviewChoice = 0                                           // still deciding
+	reviewApproveAuto              = reviewChoice(planning.ReviewApprove)        // [1] approve and auto-execute
+	reviewApproveEdit              = reviewChoice(planning.ReviewApproveConfirm) // [2] approve, confirm each edit
+	reviewRefine                   = reviewChoice(planning.ReviewRefine)         // [3] keep refining in Plan Mode
+	reviewCancel                   = reviewChoice(planning.ReviewCancel)         // [4] drop the plan (confirmed)
+	reviewClose                    = reviewChoice(-1)                            // Esc: close the dialog, keep the plan
 )
 
 var reviewOptions = []string{

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"flag"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
@@ -85,13 +86,34 @@ func (f *fakeEngine) Run(ctx context.Context, prompt string) iter.Seq[agent.Even
 	f.record("run:" + prompt)
 	return f.replay(ctx, "run")
 }
-func (f *fakeEngine) Approve(ctx context.Context, confirm bool) iter.Seq[agent.Event] {
-	if confirm {
-		f.record("approve:confirm")
-	} else {
-		f.record("approve:auto")
+
+// Review records the engine call each choice makes, as the real engine's
+// Review does it.
+func (f *fakeEngine) Review(c planning.ReviewChoice, feedback string) (func(context.Context) iter.Seq[agent.Event], error) {
+	switch c {
+	case planning.ReviewApprove, planning.ReviewApproveConfirm:
+		name := "approve:auto"
+		if c == planning.ReviewApproveConfirm {
+			name = "approve:confirm"
+		}
+		return func(ctx context.Context) iter.Seq[agent.Event] {
+			f.record(name)
+			return f.replay(ctx, "approve")
+		}, nil
+	case planning.ReviewRefine:
+		f.SetMode(planning.ModePlan)
+		if feedback == "" {
+			return nil, nil
+		}
+		return func(ctx context.Context) iter.Seq[agent.Event] { return f.Run(ctx, feedback) }, nil
+	case planning.ReviewCancel:
+		f.record("cancel-plan")
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.plan, f.status, f.todos = nil, planning.StatusIdle, nil
+		return nil, nil
 	}
-	return f.replay(ctx, "approve")
+	return nil, fmt.Errorf("unknown review choice %d", c)
 }
 func (f *fakeEngine) Continue(ctx context.Context) iter.Seq[agent.Event] {
 	f.record("continue")
@@ -100,13 +122,6 @@ func (f *fakeEngine) Continue(ctx context.Context) iter.Seq[agent.Event] {
 func (f *fakeEngine) Compact(ctx context.Context) iter.Seq[agent.Event] {
 	f.record("compact")
 	return f.replay(ctx, "compact")
-}
-func (f *fakeEngine) CancelPlan() error {
-	f.record("cancel-plan")
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.plan, f.status, f.todos = nil, planning.StatusIdle, nil
-	return nil
 }
 func (f *fakeEngine) SetMode(m planning.Mode) {
 	f.record("mode:" + m.String())
@@ -119,10 +134,10 @@ func (f *fakeEngine) Mode() planning.Mode {
 	defer f.mu.Unlock()
 	return f.mode
 }
-func (f *fakeEngine) Status() planning.Status {
+func (f *fakeEngine) NextStep() planning.Step {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.status
+	return planning.RestoreWorkflow(planning.WorkflowState{Status: f.status, Plan: f.plan}).Resume()
 }
 func (f *fakeEngine) Todos() []planning.TodoItem {
 	f.mu.Lock()

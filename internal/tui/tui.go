@@ -30,13 +30,14 @@ import (
 // satisfies it; tests use fakes that replay events.
 type Engine interface {
 	Run(ctx context.Context, prompt string) iter.Seq[agent.Event]
-	Approve(ctx context.Context, confirmEdits bool) iter.Seq[agent.Event]
+	// Review carries out the user's choice about a plan awaiting approval
+	// and returns the run it starts, if any.
+	Review(choice planning.ReviewChoice, feedback string) (func(context.Context) iter.Seq[agent.Event], error)
 	Continue(ctx context.Context) iter.Seq[agent.Event]
 	Compact(ctx context.Context) iter.Seq[agent.Event]
-	CancelPlan() error
 	SetMode(planning.Mode)
 	Mode() planning.Mode
-	Status() planning.Status
+	NextStep() planning.Step
 	Todos() []planning.TodoItem
 	Plan() *planning.Plan
 	SessionID() string

@@ -1,9 +1,6 @@
 package tui
 
 import (
-	"context"
-	"iter"
-
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/harness9/harness9/agent"
@@ -45,30 +42,34 @@ func (m *model) reviewKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.review = nil
 	m.layout()
+	start, err := m.eng.Review(planning.ReviewChoice(act.choice), act.feedback)
+	if err != nil {
+		m.errorLine("could not " + planning.ReviewChoice(act.choice).String() + " the plan: " + err.Error())
+		return nil
+	}
 	switch act.choice {
 	case reviewApproveAuto, reviewApproveEdit:
-		confirm := act.choice == reviewApproveEdit
-		if confirm {
+		if act.choice == reviewApproveEdit {
 			m.note("Plan approved — executing; each edit asks for confirmation.")
 		} else {
 			m.note("Plan approved — executing automatically.")
 		}
 		m.plan = nil
-		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return m.eng.Approve(ctx, confirm) })
 	case reviewRefine:
-		m.setMode(planning.ModePlan)
-		if act.feedback != "" {
-			return m.send(act.feedback)
+		m.setModeLocal(planning.ModePlan)
+		if start != nil {
+			m.tr.add(&block{kind: blockUser, text: act.feedback})
+			m.tr.toEnd()
+		} else {
+			m.note("Still in Plan Mode — type what should change; the agent will revise the plan.")
 		}
-		m.note("Still in Plan Mode — type what should change; the agent will revise the plan.")
 	case reviewCancel:
 		m.plan = nil
-		if err := m.eng.CancelPlan(); err != nil {
-			m.errorLine("could not cancel the plan: " + err.Error())
-		} else {
-			m.note("Plan cancelled.")
-		}
+		m.note("Plan cancelled.")
 		m.todos = m.eng.Todos()
+	}
+	if start != nil {
+		return m.startStream(start)
 	}
 	return nil
 }

@@ -183,7 +183,7 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 		m.replay(msg.history)
 		m.note("Resumed session " + shortID(m.sessionID) + ".")
 	}
-	if m.eng.Status() == planning.StatusAwaitingApproval {
+	if m.eng.NextStep() == planning.StepReview {
 		if p := m.eng.Plan(); p != nil {
 			m.plan = p
 			m.tr.add(&block{kind: blockPlan, plan: p})
