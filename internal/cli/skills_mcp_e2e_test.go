@@ -103,6 +103,9 @@ func TestSkillInSystemPromptAndUseSkillE2E(t *testing.T) {
 func TestMCPDeadServerE2E(t *testing.T) {
 	h := newHarness(t)
 	writeFile(t, filepath.Join(h.workdir, ".mcp.json"), `{"mcpServers": {"ghost": {"command": "does-not-exist", "args": ["--stdio"]}}}`)
+	if r := h.run("", "trust", "-C", h.workdir); r.code != 0 {
+		t.Fatalf("trust: exit %d\n%s", r.code, r.stderr)
+	}
 	r := h.run("", "mcp", "list", "-C", h.workdir)
 	noCrash(t, "mcp list", r)
 	if r.code != 0 || !strings.Contains(r.stdout, "ghost (stdio) failed: ") {
@@ -142,6 +145,9 @@ func TestMCPEverythingServerE2E(t *testing.T) {
 	  "everything": {"command": "`+cmd+`", "args": ["stdio"]},
 	  "ghost": {"command": "does-not-exist"}
 	}}`)
+	if r := h.run("", "trust", "-C", h.workdir); r.code != 0 {
+		t.Fatalf("trust: exit %d\n%s", r.code, r.stderr)
+	}
 	r := h.run("", "mcp", "list", "-C", h.workdir)
 	noCrash(t, "mcp list", r)
 	if r.code != 0 {
