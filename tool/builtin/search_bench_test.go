@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +33,8 @@ var benchPatterns = []struct{ name, pattern string }{
 	{"regexp", `func New[A-Z]\w*Reader\(`},
 	{"regexp-needle", `\w+Reader\) Read\(`},
 	{"regexp-suffix", `[A-Z][a-z]+Closer\b`},
-	{"regexp-noliteral", `[0-9]{4}-[0-9]{2}-[0-9]{2}`},
+	{"regexp-noliteral", `[0-9]{4}-[0-9]{2}-[0-9]{2}`}, // only a 1-byte literal: the "-"
+	{"regexp-noneedle", `[A-Z]{4}[0-9]{2}`},            // no literal at all
 }
 
 // BenchmarkSearchFiles searches the Go standard library source tree.
@@ -57,8 +59,9 @@ func BenchmarkSearchFiles(b *testing.B) {
 	}
 }
 
-// TestSearchFilesVersusGrep prints how long search_files and grep -rn take on
-// the Go source tree. It asserts nothing about time; run it with
+// TestSearchFilesVersusGrep prints how long search_files, grep -rn and
+// (when installed) ripgrep take on the Go source tree, best of 5 each. It
+// asserts nothing about time; run it with
 // HARNESS9_GREP_COMPARE=1 go test -run VersusGrep -v ./tool/builtin/
 func TestSearchFilesVersusGrep(t *testing.T) {
 	if os.Getenv("HARNESS9_GREP_COMPARE") == "" {
@@ -69,6 +72,7 @@ func TestSearchFilesVersusGrep(t *testing.T) {
 	if err != nil {
 		t.Skip("grep not installed")
 	}
+	rg, _ := exec.LookPath("rg") // optional
 	ws, err := tool.NewWorkspace(src)
 	if err != nil {
 		t.Fatal(err)
@@ -97,13 +101,21 @@ func TestSearchFilesVersusGrep(t *testing.T) {
 			}
 			found = strings.Count(res.Output, "\n") - 1 // minus the summary line
 		})
-		var lines int
+		var lines, rgLines int
 		theirs := best(func() {
 			out, _ := exec.Command(grep, "-rnE", "--", grepPattern(p.pattern), src).Output()
 			lines = strings.Count(string(out), "\n")
 		})
-		t.Logf("%-17s search_files %7.1fms (%4d lines)   grep -rn %7.1fms (%4d lines)   %q",
-			p.name, ours.Seconds()*1000, found, theirs.Seconds()*1000, lines, p.pattern)
+		rgTime := "     -"
+		if rg != "" {
+			d := best(func() {
+				out, _ := exec.Command(rg, "-n", "--no-heading", "-e", p.pattern, src).Output()
+				rgLines = strings.Count(string(out), "\n")
+			})
+			rgTime = fmt.Sprintf("%6.1fms (%4d lines, search_files/rg %.2f)", d.Seconds()*1000, rgLines, ours.Seconds()/d.Seconds())
+		}
+		t.Logf("%-17s search_files %7.1fms (%4d lines)   grep -rn %7.1fms (%4d lines)   rg %s   %q",
+			p.name, ours.Seconds()*1000, found, theirs.Seconds()*1000, lines, rgTime, p.pattern)
 	}
 }
 

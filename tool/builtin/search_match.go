@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // matcher finds the lines of a file that match a pattern, with grep's
@@ -20,11 +21,15 @@ import (
 //
 // A matcher is immutable and safe for concurrent use.
 type matcher struct {
-	literal []byte         // the whole pattern is this literal: no regexp needed
-	needle  []byte         // a literal every match contains, for prefiltering
-	line    *regexp.Regexp // the pattern, applied to one line
-	whole   *regexp.Regexp // the pattern in (?m) mode, applied to a whole file
-	chunk   int            // bytes of a file given to whole at once
+	literal []byte // the whole pattern is this literal: no regexp needed
+	needle  []byte // a literal every match contains, for prefiltering
+	// before and after, when not nil, hold the bytes that can precede and
+	// follow the needle inside a match; an occurrence with other
+	// neighbours is rejected with two lookups instead of a regexp call.
+	before, after *[256]bool
+	line          *regexp.Regexp // the pattern, applied to one line
+	whole         *regexp.Regexp // the pattern in (?m) mode, applied to a whole file
+	chunk         int            // bytes of a file given to whole at once
 }
 
 // lineMatch is one matching line, ready for display.
@@ -59,6 +64,7 @@ func newMatcher(pattern string) (*matcher, error) {
 	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
 		if lit := requiredLiteral(parsed); lit != "" && goodNeedle(lit) && !strings.Contains(lit, "\n") {
 			m.needle = []byte(lit)
+			m.before, m.after = neighbours(parsed, lit)
 			return m, nil
 		}
 	}
@@ -149,6 +155,10 @@ func (m *matcher) find(data []byte, limit int) []lineMatch {
 				return out
 			}
 			at = pos + i
+			if !m.neighboursFit(data, at) {
+				pos = at + 1
+				continue
+			}
 		default:
 			if at = m.findChunked(data, pos); at < 0 {
 				return out
@@ -181,6 +191,110 @@ func (m *matcher) find(data []byte, limit int) []lineMatch {
 		pos = end + 1
 	}
 	return out
+}
+
+// neighboursFit reports whether the needle found at offset at has
+// neighbours a match allows.
+func (m *matcher) neighboursFit(data []byte, at int) bool {
+	if m.before != nil && (at == 0 || !m.before[data[at-1]]) {
+		return false
+	}
+	next := at + len(m.needle)
+	return m.after == nil || next < len(data) && m.after[data[next]]
+}
+
+// neighbours returns the bytes that can come right before and right after
+// lit in a match of re, when lit is an element of re's top-level
+// concatenation (the common shape: `[0-9]{4}-[0-9]{2}`, `\w+Reader\(`).
+// A side is nil when it is unknown or may be empty.
+func neighbours(re *syntax.Regexp, lit string) (before, after *[256]bool) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return nil, nil
+	}
+	for k, sub := range re.Sub {
+		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 || string(sub.Rune) != lit {
+			continue
+		}
+		if k > 0 {
+			before = edgeBytes(re.Sub[k-1], true)
+		}
+		if k+1 < len(re.Sub) {
+			after = edgeBytes(re.Sub[k+1], false)
+		}
+		return before, after
+	}
+	return nil, nil
+}
+
+// edgeBytes returns the set of bytes a non-empty match of re can end with
+// (last) or start with, or nil when re may match the empty string or the
+// set is not worth working out.
+func edgeBytes(re *syntax.Regexp, last bool) *[256]bool {
+	switch re.Op {
+	case syntax.OpCapture, syntax.OpPlus:
+		return edgeBytes(re.Sub[0], last)
+	case syntax.OpRepeat:
+		if re.Min == 0 {
+			return nil
+		}
+		return edgeBytes(re.Sub[0], last)
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return nil
+		}
+		if last {
+			return edgeBytes(re.Sub[len(re.Sub)-1], last)
+		}
+		return edgeBytes(re.Sub[0], last)
+	case syntax.OpAlternate:
+		var set [256]bool
+		for _, sub := range re.Sub {
+			s := edgeBytes(sub, last)
+			if s == nil {
+				return nil
+			}
+			for b, ok := range s {
+				set[b] = set[b] || ok
+			}
+		}
+		return &set
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 || re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		r := re.Rune[0]
+		if last {
+			r = re.Rune[len(re.Rune)-1]
+		}
+		var set [256]bool
+		enc := utf8.AppendRune(nil, r)
+		if last {
+			set[enc[len(enc)-1]] = true
+		} else {
+			set[enc[0]] = true
+		}
+		return &set
+	case syntax.OpCharClass:
+		var set [256]bool
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			for r := lo; r <= min(hi, utf8.RuneSelf-1); r++ {
+				set[r] = true
+			}
+			if hi >= utf8.RuneSelf {
+				// Any non-ASCII byte: a multi-byte rune's lead or last
+				// byte, or an invalid byte the regexp reads as U+FFFD.
+				for b := utf8.RuneSelf; b < 256; b++ {
+					set[b] = true
+				}
+			}
+		}
+		return &set
+	}
+	return nil
 }
 
 // findChunked returns the offset of the first match of m.whole at or after
