@@ -170,6 +170,9 @@ func checkProvider(_ context.Context, d *doctorRun) (string, string) {
 	case r.APIKey != "":
 		return checkOK, fmt.Sprintf("%s · key from %s is set", d.cfg.Model, r.Provider.APIKeyEnv)
 	}
+	if r.Provider.APIKeyEnv == "" {
+		return checkOK, fmt.Sprintf("%s · no key needed (no api_key_env), server at %s", d.cfg.Model, r.BaseURL)
+	}
 	return checkOK, fmt.Sprintf("%s · no key (%s unset), local server at %s", d.cfg.Model, r.Provider.APIKeyEnv, r.BaseURL)
 }
 
