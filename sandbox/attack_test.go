@@ -335,3 +335,42 @@ func TestShellStartupVariablesDropped(t *testing.T) {
 		}
 	}
 }
+
+// A workdir that is the home directory itself: the deny list is carved out
+// of it, so its credentials stay closed while the rest is readable (and,
+// under WorkspaceWrite, writable).
+func TestWorkdirIsHome(t *testing.T) {
+	requireLandlock(t)
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMkdir(t, filepath.Join(home, ".ssh"))
+	mustWrite(t, filepath.Join(home, ".ssh", "id_rsa"), "HOME-KEY-s3cret")
+	mustWrite(t, filepath.Join(home, "notes.txt"), "plain notes")
+	sb, err := New(home, WithDeny(filepath.Join(home, ".ssh")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{sb: sb}
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		out, _ := w.run(t, p, "cat notes.txt; cat .ssh/id_rsa; cat ./.ssh/../.ssh/id_rsa; grep -r s3cret . ; ls -la .ssh")
+		if strings.Contains(out, "s3cret") || !strings.Contains(out, "plain notes") {
+			t.Errorf("%v with the workdir at home:\n%s", p, out)
+		}
+	}
+	// Carving the deny list out of the workdir costs the right to create
+	// entries directly in it (Landlock allows whole hierarchies only);
+	// subdirectories and existing files stay writable.
+	mustMkdir(t, filepath.Join(home, "src"))
+	w.run(t, WorkspaceWrite, "echo planted >> .ssh/authorized_keys; echo made > src/made.txt; echo more >> notes.txt")
+	if _, err := os.Stat(filepath.Join(home, ".ssh", "authorized_keys")); err == nil {
+		t.Error("a command wrote into the denied .ssh of a home workdir")
+	}
+	if _, err := os.Stat(filepath.Join(home, "src", "made.txt")); err != nil {
+		t.Error("a subdirectory of a home workdir is not writable")
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "notes.txt")); !strings.Contains(string(b), "more") {
+		t.Error("an existing file of a home workdir is not writable")
+	}
+}
