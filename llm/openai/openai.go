@@ -106,6 +106,9 @@ func New(opts ...Option) *Provider {
 	}
 	if c.httpClient == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// A long session's request is hundreds of kilobytes: written
+		// through the default 4 KiB buffer it takes a syscall per 4 KiB.
+		tr.WriteBufferSize = 64 << 10
 		c.httpClient = &http.Client{Transport: tr}
 	}
 	p := &Provider{name: c.name, maxTokens: c.maxTokens, retry: c.retry}
