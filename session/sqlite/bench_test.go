@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 )
 
@@ -75,5 +76,43 @@ func BenchmarkLoad10000Messages(b *testing.B) {
 		if len(msgs) != 10000 {
 			b.Fatalf("loaded %d messages", len(msgs))
 		}
+	}
+}
+
+// BenchmarkListWithState lists every session with its planning state, as
+// `sessions list` does, for stores of 1 and 1000 sessions (each with a few
+// messages and a saved todo list). The issue's target: 1000 within 1.5×
+// of 1 per listed session's fixed cost, i.e. one query however many rows.
+func BenchmarkListWithState(b *testing.B) {
+	for _, n := range []int{1, 1000} {
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			s := openTest(b, filepath.Join(b.TempDir(), "bench.db"))
+			b.Cleanup(func() { _ = s.Close() })
+			ctx := context.Background()
+			state := session.State{Todos: []planning.TodoItem{
+				{ID: "1", Content: "read the handlers", Status: planning.TodoCompleted},
+				{ID: "2", Content: "port them", Status: planning.TodoInProgress},
+			}, Status: planning.StatusExecuting}
+			for range n {
+				sess := session.Session{Workdir: "/w", Model: "openai/gpt-4o", Title: "port every handler"}
+				if err := s.Create(ctx, &sess); err != nil {
+					b.Fatal(err)
+				}
+				for i := range 4 {
+					if err := s.AppendMessage(ctx, sess.ID, benchMessage(i)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := s.SaveState(ctx, sess.ID, state); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				list, err := s.ListWithState(ctx, session.ListOptions{})
+				if err != nil || len(list) != n {
+					b.Fatalf("listed %d sessions, %v", len(list), err)
+				}
+			}
+		})
 	}
 }
