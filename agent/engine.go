@@ -30,6 +30,7 @@ import (
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/memstore"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -106,9 +107,6 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	if cfg.sessionID != "" {
-		if cfg.store == nil {
-			return nil, errors.New("agent: WithSession needs WithStore to load the session from")
-		}
 		if err := e.resume(context.Background(), cfg.sessionID); err != nil {
 			return nil, err
 		}
@@ -123,6 +121,11 @@ func (c *config) fill(p llm.Provider) error {
 	}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if c.store == nil {
+		// The engine always has a store, so it runs one code path; this
+		// one forgets everything when the program ends.
+		c.store = memstore.New()
 	}
 	if c.now == nil {
 		c.now = time.Now

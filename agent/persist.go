@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -28,11 +26,10 @@ func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
 		return nil
 	}
 	s := &session.Session{Workdir: e.cfg.workdir, Model: e.cfg.modelLabel, Title: title(prompt), Mode: e.mode}
-	if e.cfg.store == nil {
-		s.ID = newID()
-	} else if err := e.cfg.store.Create(detached(ctx), s); err != nil {
+	if err := e.cfg.store.Create(detached(ctx), s); err != nil {
 		return fmt.Errorf("agent: could not create the session: %w", err)
-	} else if e.cfg.claim != nil {
+	}
+	if e.cfg.claim != nil {
 		if err := e.cfg.claim(ctx, s.ID); err != nil {
 			return fmt.Errorf("agent: cannot take the new session %s: %w", s.ID, err)
 		}
@@ -50,20 +47,13 @@ func (e *Engine) syncSessionMode(ctx context.Context) {
 }
 
 func (e *Engine) syncSessionModeLocked(ctx context.Context) {
-	if e.sess == nil || e.sess.Mode == e.mode || e.cfg.store == nil {
+	if e.sess == nil || e.sess.Mode == e.mode {
 		return
 	}
 	e.sess.Mode = e.mode
 	if err := e.cfg.store.Update(detached(ctx), *e.sess); err != nil {
 		e.log.Warn("agent: could not save the session's mode", "err", err)
 	}
-}
-
-// newID returns a random session id for engines without a store.
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // ErrOtherWorkdir is matched (errors.Is) by the *WorkdirError New returns
@@ -139,7 +129,7 @@ func sameDir(a, b string) bool {
 func (e *Engine) loadState(ctx context.Context) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.cfg.store == nil || e.sess == nil {
+	if e.sess == nil {
 		return
 	}
 	st, err := e.cfg.store.LoadState(detached(ctx), e.sess.ID)
@@ -167,7 +157,7 @@ func (e *Engine) applyStateLocked(st session.State) {
 func (e *Engine) saveState(ctx context.Context) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.cfg.store == nil || e.sess == nil {
+	if e.sess == nil {
 		return
 	}
 	flow := e.flow.State()
@@ -193,7 +183,7 @@ func (e *Engine) saveState(ctx context.Context) {
 func (e *Engine) appendMessage(ctx context.Context, m llm.Message) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.cfg.store != nil && e.sess != nil {
+	if e.sess != nil {
 		if err := e.cfg.store.AppendMessage(detached(ctx), e.sess.ID, m); err != nil {
 			return fmt.Errorf("agent: could not save a message to session %s: %w", e.sess.ID, err)
 		}

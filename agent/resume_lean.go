@@ -32,7 +32,7 @@ func loadHistory(ctx context.Context, st session.Store, s session.Session, c *se
 // reading from the store the messages a lean resume skipped. If that read
 // fails, the messages that were loaded are returned.
 func (e *Engine) fullHistoryLocked() []llm.Message {
-	if e.skipped > 0 && e.cfg.store != nil && e.sess != nil {
+	if e.skipped > 0 && e.sess != nil {
 		all, err := e.cfg.store.Messages(context.Background(), e.sess.ID)
 		if err != nil || len(all) < e.skipped {
 			e.log.Warn("agent: could not load the compacted part of the history", "session", e.sess.ID, "err", err)

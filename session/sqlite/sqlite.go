@@ -11,9 +11,7 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -80,18 +78,11 @@ func WithBusyTimeout(d time.Duration) Option {
 	return func(c *config) { c.busyTimeout = d }
 }
 
-// NewID returns a random session id of 16 lower-case hex characters.
-func NewID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails since Go 1.24
-	return hex.EncodeToString(b[:])
-}
-
 // Open opens (creating if needed) the session database at path, creating
 // its parent directories, and brings its schema up to date. A database
 // written by a newer harness9 than this one is refused.
 func Open(path string, opts ...Option) (*Store, error) {
-	cfg := config{now: time.Now, newID: NewID, busyTimeout: DefaultBusyTimeout}
+	cfg := config{now: time.Now, newID: session.NewID, busyTimeout: DefaultBusyTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}

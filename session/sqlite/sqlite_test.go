@@ -213,20 +213,6 @@ func TestClockAndIDInjected(t *testing.T) {
 	}
 }
 
-func TestNewID(t *testing.T) {
-	seen := map[string]bool{}
-	for range 1000 {
-		id := NewID()
-		if len(id) != 16 || strings.Trim(id, "0123456789abcdef") != "" {
-			t.Fatalf("NewID() = %q, want 16 lower-case hex characters", id)
-		}
-		if seen[id] {
-			t.Fatalf("NewID repeated %q", id)
-		}
-		seen[id] = true
-	}
-}
-
 func TestErrorsNameTheID(t *testing.T) {
 	s := openTest(t, filepath.Join(t.TempDir(), "h.db"))
 	defer func() { _ = s.Close() }()
