@@ -11,9 +11,16 @@ import (
 
 // Buffers recycles request bodies. A long session's body is hundreds of
 // kilobytes; allocating it afresh every turn costs more (fresh pages,
-// garbage) than encoding the turn's new messages. The zero value is ready
-// and safe for concurrent use.
-type Buffers struct{ pool sync.Pool }
+// garbage) than encoding the turn's new messages. A sync.Pool would not
+// do: every garbage collection empties it, and an agent collects often.
+// It keeps at most keepBodies idle bodies. The zero value is ready and safe
+// for concurrent use.
+type Buffers struct {
+	mu   sync.Mutex
+	idle []*Body
+}
+
+const keepBodies = 2
 
 // Body is one request body. Build it with Append, hand it to WithBody, and
 // Release it when the call is over; its buffer is reused only after the
@@ -26,7 +33,12 @@ type Body struct {
 
 // Get returns an empty Body with room for size bytes.
 func (b *Buffers) Get(size int) *Body {
-	body, _ := b.pool.Get().(*Body)
+	var body *Body
+	b.mu.Lock()
+	if n := len(b.idle); n > 0 {
+		body, b.idle = b.idle[n-1], b.idle[:n-1]
+	}
+	b.mu.Unlock()
 	if body == nil || cap(body.buf) < size {
 		body = &Body{buf: make([]byte, 0, size)}
 	}
@@ -42,7 +54,15 @@ func (b *Body) Set(buf []byte) { b.buf = buf }
 // Release gives up the caller's hold on the body.
 func (b *Body) Release() {
 	if b.refs.Add(-1) == 0 && b.from != nil {
-		b.from.pool.Put(b)
+		b.from.put(b)
+	}
+}
+
+func (b *Buffers) put(body *Body) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.idle) < keepBodies {
+		b.idle = append(b.idle, body)
 	}
 }
 
