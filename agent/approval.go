@@ -6,126 +6,196 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
 )
 
-// previewMax caps the content shown in a write_file preview, in bytes.
-const previewMax = 4000
+// The permission of a call is decided here, in one place (DESIGN §7.2):
+// the user's rules first (deny > ask > allow), then the mode's default,
+// which looks only at the tool's properties, never its name.
 
-// previewReadMax is the largest file an edit preview reads for its diff.
-const previewReadMax = 1 << 20
+// sessionRule is what a Permission event names for a call allowed by an
+// earlier "allow for this session" answer.
+const sessionRule = "allowed for this session"
 
-// needsApproval reports whether call must wait for the user: AutoEdit mode
-// and a write/edit/bash tool, or Default mode and a tool the sandbox cannot
-// contain; not yet allowed for the session. Calls the
-// registry will refuse anyway (unknown tool, gate, malformed JSON) are not
-// put to the user.
+// projectSource is the source of rules added by "always allow for this
+// project" answers.
+const projectSource = "always allowed for this project"
+
+// needsApproval reports whether call must be settled before it runs: put
+// to the user, or refused by a deny rule (askUser does either). Calls the
+// registry will refuse anyway (unknown tool, gate, malformed JSON) are left
+// to it.
 func (l *turnLoop) needsApproval(call llm.ToolCall) bool {
-	t, ok := l.e.registry.Lookup(call.Name)
-	if !ok || !json.Valid(call.Input) {
+	d, ok := l.decide(call)
+	if !ok {
 		return false
 	}
-	if !planning.NeedsApproval(l.mode, call.Name) && !uncontained(l.mode, t) {
-		return false
+	if d.Action == permission.Allow && len(d.Rules) > 0 {
+		l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionAllowed, Rule: d.Rule()})
+	}
+	return d.Action == permission.Ask || d.Action == permission.Deny
+}
+
+// decide returns the permission of call; ok is false for calls the
+// permission layer does not judge.
+func (l *turnLoop) decide(call llm.ToolCall) (d permission.Decision, ok bool) {
+	t, found := l.e.registry.Lookup(call.Name)
+	if !found || !json.Valid(call.Input) || !l.e.userTool(call.Name) {
+		// The engine's own tools (todo_write, submit_plan) change only the
+		// session's plan.
+		return d, false
 	}
 	if l.gate != nil && l.gate.Check(call.Name, call.Input) != nil {
-		return false
+		return d, false
 	}
-	l.e.mu.Lock()
-	defer l.e.mu.Unlock()
-	return !l.e.allowed[call.Name]
+	d = l.e.cfg.permissions.Decide(permissionCall(t, call), modeDefault(l.mode, t))
+	if d.Action == permission.Ask && len(d.Rules) == 0 {
+		l.e.mu.Lock()
+		session := l.e.allowed[call.Name]
+		l.e.mu.Unlock()
+		if session {
+			d = permission.Decision{Action: permission.Allow, Rules: []permission.Rule{{Tool: sessionRule}}}
+		}
+	}
+	return d, true
 }
 
-// uncontained reports whether t must be asked about in Default mode
-// because the harness cannot bound its effects: bash without the kernel
-// sandbox.
-func uncontained(mode planning.Mode, t tool.Tool) bool {
-	c, ok := t.(tool.Contained)
-	return mode == planning.ModeDefault && ok && !c.Contained()
+// userTool reports whether name is one of the tools the engine was given
+// (WithTools), not one it provides itself.
+func (e *Engine) userTool(name string) bool {
+	for _, t := range e.cfg.tools {
+		if t.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
-// askUser emits an ApprovalRequest and blocks until the consumer answers or
-// the run ends. ok is false when the call must not run; res is then the
-// result the model sees.
+// modeDefault is what a mode does with a call no rule decides (DESIGN
+// §7.2): read-only tools run; while planning the gate has already kept out
+// everything else; Default runs what the harness can contain (file tools
+// inside the workspace, bash inside the kernel sandbox) and asks about the
+// rest (MCP and custom tools that change things, bash without a sandbox);
+// AutoEdit asks before every call that may change something.
+func modeDefault(mode planning.Mode, t tool.Tool) permission.Action {
+	if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
+		return permission.Allow
+	}
+	switch mode {
+	case planning.ModePlan:
+		return permission.Allow
+	case planning.ModeDefault:
+		if c, ok := t.(tool.Contained); ok && c.Contained() {
+			return permission.Allow
+		}
+	}
+	return permission.Ask
+}
+
+// permissionCall describes call by what its tool says it acts on.
+func permissionCall(t tool.Tool, call llm.ToolCall) permission.Call {
+	pc := permission.Call{Tool: call.Name}
+	if s, ok := t.(tool.Scoped); ok {
+		sc := s.Scope(call.Input)
+		pc.Command, pc.Path, pc.URL = sc.Command, sc.Path, sc.URL
+	}
+	return pc
+}
+
+// askUser settles a call needsApproval held back: a deny rule refuses it;
+// otherwise it emits an ApprovalRequest and blocks until the consumer
+// answers or the run ends. ok is false when the call must not run; res is
+// then the result the model sees.
 func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Result, ok bool) {
-	req := &ApprovalRequest{Call: call, Preview: l.e.preview(call), reply: make(chan approvalReply, 1)}
+	d, _ := l.decide(call)
+	if d.Action == permission.Deny {
+		l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionDenied, Rule: d.Rule()})
+		r := d.Rules[0]
+		return tool.Errorf("%s is not allowed here: the deny rule %s (%s) refuses this call. Do it another way, or ask the user to change the rule",
+			call.Name, r, r.Source), false
+	}
+	t, _ := l.e.registry.Lookup(call.Name)
+	req := &ApprovalRequest{
+		Call: call, Preview: preview(t, call), Why: l.why(d, t),
+		Rules: permission.Suggest(permissionCall(t, call), l.e.cfg.workdir),
+		reply: make(chan approvalReply, 1),
+	}
+	l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionAsked, Rule: d.Rule()})
 	cancelled := tool.Errorf("%s was cancelled while waiting for the user's approval", call.Name)
 	if !l.s.emit(req) {
 		return cancelled, false
 	}
+	var r approvalReply
 	select {
 	case <-ctx.Done():
 		return cancelled, false
-	case r := <-req.reply:
-		switch r.decision {
-		case AllowOnce:
-			return tool.Result{}, true
-		case AllowSession:
-			l.e.mu.Lock()
-			l.e.allowed[call.Name] = true
-			l.e.mu.Unlock()
-			return tool.Result{}, true
+	case r = <-req.reply:
+	}
+	switch r.decision {
+	case AllowOnce:
+		return tool.Result{}, true
+	case AllowSession:
+		l.e.mu.Lock()
+		l.e.allowed[call.Name] = true
+		l.e.mu.Unlock()
+		return tool.Result{}, true
+	case AllowProject:
+		l.e.allowForProject(req.Rules)
+		return tool.Result{}, true
+	}
+	l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionDenied})
+	reason := strings.TrimSpace(r.reason)
+	if r.decision == Refuse && reason != "" {
+		return tool.Errorf("%s", reason), false
+	}
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return tool.Errorf("the user denied this call: %s", reason), false
+}
+
+// allowForProject adds rules to the allow rules in effect and hands them
+// to the permission store.
+func (e *Engine) allowForProject(rules []string) {
+	if len(rules) == 0 || e.cfg.permissions == nil {
+		return
+	}
+	if err := e.cfg.permissions.Add(permission.Allow, projectSource, rules...); err != nil {
+		e.log.Warn("agent: an always-allow answer made no rule", "rules", rules, "err", err)
+		return
+	}
+	if e.cfg.savePermission != nil {
+		if err := e.cfg.savePermission(rules); err != nil {
+			e.log.Warn("agent: could not keep an always-allow answer", "rules", rules, "err", err)
 		}
-		reason := strings.TrimSpace(r.reason)
-		if reason == "" {
-			reason = "no reason given"
-		}
-		return tool.Errorf("the user denied this call: %s", reason), false
 	}
 }
 
-// preview renders what the user approves: a unified diff for edit_file,
-// the path and the head of the content for write_file, the command for
-// bash, the raw arguments otherwise.
-func (e *Engine) preview(call llm.ToolCall) string {
-	var in struct {
-		Path       string `json:"path"`
-		Content    string `json:"content"`
-		OldString  string `json:"old_string"`
-		NewString  string `json:"new_string"`
-		ReplaceAll bool   `json:"replace_all"`
-		Command    string `json:"command"`
+// why says why the user is asked.
+func (l *turnLoop) why(d permission.Decision, t tool.Tool) string {
+	if len(d.Rules) > 0 {
+		r := d.Rules[0]
+		return fmt.Sprintf("the ask rule %s (%s) applies", r, r.Source)
 	}
-	_ = json.Unmarshal(call.Input, &in)
-	switch call.Name {
-	case "bash":
-		return "$ " + in.Command
-	case "write_file":
-		content := in.Content
-		if len(content) > previewMax {
-			content = content[:previewMax] + fmt.Sprintf("\n[... %d more bytes]", len(in.Content)-previewMax)
+	if l.mode == planning.ModeAutoEdit {
+		return "AutoEdit asks before every call that may change something"
+	}
+	if _, ok := t.(tool.Contained); ok {
+		return "the kernel sandbox is not available, so nothing bounds what this call changes"
+	}
+	return "this tool may change things outside the workdir's sandbox"
+}
+
+// preview is what the user approves: the tool's own preview, else the raw
+// arguments.
+func preview(t tool.Tool, call llm.ToolCall) string {
+	if p, ok := t.(tool.Previewer); ok {
+		if s := p.Preview(call.Input); s != "" {
+			return s
 		}
-		return fmt.Sprintf("write %s (%d bytes)\n%s", in.Path, len(in.Content), content)
-	case "edit_file":
-		old, ok := e.readForPreview(in.Path)
-		if ok && strings.Contains(old, in.OldString) && in.OldString != "" {
-			n := 1
-			if in.ReplaceAll {
-				n = -1
-			}
-			return udiff.Unified("a/"+in.Path, "b/"+in.Path, old, strings.Replace(old, in.OldString, in.NewString, n))
-		}
-		return udiff.Unified("a/"+in.Path, "b/"+in.Path, in.OldString, in.NewString)
 	}
 	return string(call.Input)
-}
-
-// readForPreview reads a file for an edit preview, through the same sandbox
-// the file tools use, so a preview never shows a file the tool could not
-// touch.
-func (e *Engine) readForPreview(path string) (string, bool) {
-	if e.ws == nil {
-		return "", false
-	}
-	// Workspace.ReadFile refuses a named pipe before opening it (it would
-	// block before the user is even asked) and stops at previewReadMax.
-	b, truncated, err := e.ws.ReadFile(path, previewReadMax)
-	if err != nil || truncated {
-		return "", false
-	}
-	return string(b), true
 }

@@ -106,17 +106,31 @@ const (
 	Deny         Decision = iota // refuse this call; Reason goes back to the model
 	AllowOnce                    // run this call
 	AllowSession                 // run this call and every later call of the same tool this session
+	// AllowProject runs this call and adds the request's Rules to the
+	// allow rules of this project for good (WithPermissionStore).
+	AllowProject
+	// Refuse refuses the call when nobody can be asked (headless without a
+	// terminal); Reason is the whole message the model sees.
+	Refuse
 )
 
-// ApprovalRequest asks the user to allow a write_file, edit_file or bash call
-// (AutoEdit mode). The run blocks until Respond is called or the run's
-// context ends. Respond may be called from any goroutine, once.
+// ApprovalRequest asks the user whether a tool call may run: a call the
+// mode or an ask rule puts to the user (DESIGN §7.2). The run blocks until
+// Respond is called or the run's context ends. Respond may be called from
+// any goroutine, once.
 type ApprovalRequest struct {
 	Call llm.ToolCall
-	// Preview is what the user should look at: a diff for edits, the
-	// content for writes, the command for bash.
+	// Preview is what the user should look at: the tool's own preview (a
+	// diff for edits, the command for bash), else the raw arguments.
 	Preview string
-	reply   chan approvalReply
+	// Why says why the user is asked ("AutoEdit asks before every change",
+	// the ask rule and its source, ...).
+	Why string
+	// Rules are the allow rules that would let this call run unasked: what
+	// AllowProject stores, and what a refusal tells the user to pass with
+	// --allow. Empty when no rule narrower than the whole tool covers it.
+	Rules []string
+	reply chan approvalReply
 }
 
 type approvalReply struct {

@@ -105,10 +105,15 @@ func (h *harness) file(rel string) (string, bool) {
 
 // drain collects a whole stream and checks its framing: SessionStarted
 // first (unless the call failed before starting), Done last and only once.
+// It allows every call put to the user (once), like a user who says yes;
+// the requests stay in the returned events.
 func drain(t *testing.T, seq func(func(agent.Event) bool)) []agent.Event {
 	t.Helper()
 	var evs []agent.Event
 	for ev := range seq {
+		if req, ok := ev.(*agent.ApprovalRequest); ok {
+			req.Respond(agent.AllowOnce, "")
+		}
 		evs = append(evs, ev)
 	}
 	checkFraming(t, evs)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/tool"
@@ -47,6 +48,8 @@ type config struct {
 	resultHook     ResultHook
 	planWriters    []planning.PlanWriter
 	claim          func(ctx context.Context, sessionID string) error
+	permissions    *permission.Rules
+	savePermission func(rules []string) error
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

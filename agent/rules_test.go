@@ -115,7 +115,7 @@ func (p *panicOnCall) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm
 func TestStateSavedOnEveryExitPath(t *testing.T) {
 	explode := tool.New("explode", "panics", func(context.Context, struct{}) (tool.Result, error) {
 		panic("tool bug")
-	})
+	}, tool.AsReadOnly()) // it changes nothing, so Default mode does not ask before it
 	start := scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "write a.txt", planning.TodoInProgress), todo("2", "check", planning.TodoPending)))}
 	work := scripted.Turn{Calls: scripted.Calls(write("a.txt", "a"))}
 	cases := []struct {
