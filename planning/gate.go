@@ -26,9 +26,6 @@ var planAllowlist = []string{
 	TodoWriteName, SubmitPlanName, BashName,
 }
 
-// approvalTools are the calls that wait for the user's yes/no in AutoEdit.
-var approvalTools = []string{"write_file", "edit_file", BashName}
-
 // PlanAllowlist returns the names of the built-in tools allowed in Plan Mode.
 func PlanAllowlist() []string { return slices.Clone(planAllowlist) }
 
@@ -163,10 +160,4 @@ func bashCommand(input json.RawMessage) (string, error) {
 		return "", &shellgate.CommandError{Reason: "\"command\" must be a string"}
 	}
 	return command, nil
-}
-
-// NeedsApproval reports whether a call must wait for the user's yes/no
-// before it runs: in AutoEdit mode, every write_file, edit_file and bash call.
-func NeedsApproval(mode Mode, toolName string) bool {
-	return mode == ModeAutoEdit && slices.Contains(approvalTools, toolName)
 }

@@ -77,17 +77,3 @@ func TestGateForOtherModes(t *testing.T) {
 		}
 	}
 }
-
-func TestNeedsApproval(t *testing.T) {
-	for _, name := range []string{"write_file", "edit_file", "bash"} {
-		if !NeedsApproval(ModeAutoEdit, name) {
-			t.Errorf("AutoEdit %s should need approval", name)
-		}
-		if NeedsApproval(ModeDefault, name) || NeedsApproval(ModePlan, name) {
-			t.Errorf("%s should need approval only in AutoEdit", name)
-		}
-	}
-	if NeedsApproval(ModeAutoEdit, "read_file") || NeedsApproval(ModeAutoEdit, TodoWriteName) {
-		t.Error("read-only tools never need approval")
-	}
-}
