@@ -96,6 +96,13 @@ type Config struct {
 
 	// Sandbox is the kernel sandbox configuration ([sandbox], [env]).
 	Sandbox SandboxConfig
+
+	// Permissions are the allow/ask/deny rules of every source, in the
+	// order they were read (permissions.go).
+	Permissions []RuleList
+	// Warnings are problems that did not stop loading (a project's allow
+	// rules, which are ignored); the caller shows them.
+	Warnings []string
 }
 
 // file mirrors config.toml.
@@ -120,10 +127,11 @@ type file struct {
 		Threshold  float64 `toml:"threshold"`
 		KeepRecent int     `toml:"keep_recent"`
 	} `toml:"compaction"`
-	Providers  map[string]Provider  `toml:"providers"`
-	MCPServers map[string]MCPServer `toml:"mcp_servers"`
-	Sandbox    sandboxFile          `toml:"sandbox"`
-	Env        envFile              `toml:"env"`
+	Providers   map[string]Provider  `toml:"providers"`
+	MCPServers  map[string]MCPServer `toml:"mcp_servers"`
+	Sandbox     sandboxFile          `toml:"sandbox"`
+	Env         envFile              `toml:"env"`
+	Permissions permissionsFile      `toml:"permissions"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -133,7 +141,8 @@ type Flags struct {
 	Workdir       string
 	ContextWindow int
 	MaxTurns      int
-	Sandbox       string // --sandbox auto|off
+	Sandbox       string   // --sandbox auto|off
+	Allow, Deny   []string // --allow, --deny rules
 }
 
 // Load resolves the configuration. getenv is os.Getenv in production.
@@ -192,6 +201,9 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	if st, err := os.Stat(c.Workdir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("workdir %s is not a directory (set it with -C/--workdir)", c.Workdir)
+	}
+	if err := c.loadPermissions(flags); err != nil {
+		return nil, err
 	}
 	if c.Model == "" {
 		switch {
@@ -331,6 +343,9 @@ func (c *Config) apply(f file) error {
 		return err
 	}
 	if err := c.applySandbox(f.Sandbox, f.Env, bad); err != nil {
+		return err
+	}
+	if err := c.applyPermissions(f.Permissions); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(f.Providers))
