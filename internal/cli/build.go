@@ -20,6 +20,7 @@ import (
 	"github.com/harness9/harness9/llm/anthropic"
 	"github.com/harness9/harness9/llm/openai"
 	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/sqlite"
@@ -139,7 +140,8 @@ type wiring struct {
 	skills   []skill.Skill
 	mcp      *mcptool.Manager
 	logger   *slog.Logger
-	sandbox  *sandbox.Sandbox // nil when the user turned it off
+	sandbox  *sandbox.Sandbox  // nil when the user turned it off
+	perms    *permission.Rules // every engine's rules; always-allow answers add to them
 
 	// lockMu guards held: the lock of the session this process writes to
 	// (one at a time; the TUI moves it when the user switches sessions).
@@ -153,6 +155,11 @@ type wiring struct {
 // system prompt. Close releases them.
 func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer) (*wiring, error) {
 	rt := &wiring{cfg: c, provider: p, resolved: r, logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	perms, err := c.PermissionRules()
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	rt.perms = perms
 	ws, err := tool.NewWorkspace(c.Workdir, tool.WithDenied(c.Home))
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
@@ -286,6 +293,8 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithLogger(rt.logger),
 		agent.WithResultHook(skill.NestedAgentsHook(c.Workdir, agentsMDLimit)),
 		agent.WithSessionClaim(rt.claim),
+		agent.WithPermissions(rt.perms),
+		agent.WithPermissionStore(c.SaveProjectAllow),
 	}
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))

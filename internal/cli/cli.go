@@ -68,6 +68,8 @@ type globals struct {
 	model   string
 	workdir string
 	sandbox string
+	allow   []string // --allow RULE
+	deny    []string // --deny RULE
 }
 
 // Main runs the harness9 command line and returns the process exit code.
@@ -118,6 +120,8 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
+	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
+	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
 		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
@@ -152,10 +156,13 @@ func requireSubcommand(cmd *cobra.Command) *cobra.Command {
 }
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
-	f.Model, f.Workdir, f.Sandbox = g.model, g.workdir, g.sandbox
+	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny = g.model, g.workdir, g.sandbox, g.allow, g.deny
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(e.stderr, "harness9: warning: %s\n", w)
 	}
 	return c, nil
 }

@@ -76,6 +76,7 @@ var doctorChecks = []doctorCheck{
 	{"sandbox", false, checkSandbox},
 	{"policy", true, checkPolicy},
 	{"trust", true, checkTrust},
+	{"permissions", true, checkPermissions},
 	{"rg", false, checkCommand("rg", "search_files uses it when present")},
 	{"git", false, checkCommand("git", "plans and task directories live in the git repository")},
 	{"tmux", false, checkCommand("tmux", "needed only by the TUI's end-to-end tests")},
@@ -92,7 +93,7 @@ func newDoctorCmd(e *env, g *globals) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := &doctorRun{e: e, offline: offline}
-			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir, Sandbox: g.sandbox}, e.getenv)
+			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir, Sandbox: g.sandbox, Allow: g.allow, Deny: g.deny}, e.getenv)
 			results := d.runAll(cmd.Context(), doctorChecks)
 			if asJSON {
 				if err := writeJSON(e, results); err != nil {

@@ -138,6 +138,8 @@ func jsonlObject(ev agent.Event) object {
 		o = o.set("message", e.Message)
 	case agent.Done:
 		o = o.set("status", string(e.Status))
+	case agent.Permission:
+		o = o.set("id", e.ID, "name", e.Name, "decision", string(e.Decision), "rule", e.Rule)
 	case *agent.ApprovalRequest:
 		o = o.set("id", e.Call.ID, "name", e.Call.Name, "input", rawOrEmpty(e.Call.Input))
 	}

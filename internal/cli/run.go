@@ -349,21 +349,27 @@ func (h *headless) askPlan(ctx context.Context) (planning.ReviewChoice, error) {
 	}
 }
 
-// askEdit answers an AutoEdit approval request on the terminal.
+// askEdit answers an approval request: on the terminal with --approve
+// ask, else with a refusal that tells the model (and the person reading
+// the run) which --allow rule would permit the call.
 func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 	if h.approve != approveAsk {
-		req.Respond(agent.Deny, "no terminal to ask the user; run with --approve ask on a terminal")
+		req.Respond(agent.Refuse, refusal(req))
 		return
 	}
-	fmt.Fprintf(h.e.stderr, "\n%s wants to run:\n%s\nAllow? [y] once  [a] always for %s  [n] deny: ", req.Call.Name, req.Preview, req.Call.Name)
+	always := ""
+	if len(req.Rules) > 0 {
+		always = fmt.Sprintf("  [a] always for this project (%s)", strings.Join(req.Rules, ", "))
+	}
+	fmt.Fprintf(h.e.stderr, "\n%s wants to run (%s):\n%s\nAllow? [y] once%s  [n] deny: ", req.Call.Name, req.Why, req.Preview, always)
 	s, err := h.line(ctx)
 	switch {
 	case err != nil:
 		req.Respond(agent.Deny, "the user did not answer")
 	case s == "y" || s == "Y" || s == "yes":
 		req.Respond(agent.AllowOnce, "")
-	case s == "a" || s == "A":
-		req.Respond(agent.AllowSession, "")
+	case (s == "a" || s == "A") && always != "":
+		req.Respond(agent.AllowProject, "")
 	default:
 		fmt.Fprint(h.e.stderr, "Reason (sent to the model): ")
 		reason, _ := h.line(ctx)
