@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/harness9/harness9/llm"
 )
 
@@ -36,6 +38,7 @@ type Registry struct {
 	mu           sync.RWMutex
 	tools        []Tool
 	byName       map[string]Tool
+	schemas      map[string]*jsonschema.Resolved // resolved once per registration; nil: not validated
 	timeout      time.Duration
 	maxOutput    int
 	abandonGrace time.Duration
@@ -74,7 +77,7 @@ func WithAbandonGrace(d time.Duration) RegistryOption {
 
 // NewRegistry returns an empty registry.
 func NewRegistry(opts ...RegistryOption) *Registry {
-	r := &Registry{byName: map[string]Tool{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput, abandonGrace: DefaultAbandonGrace}
+	r := &Registry{byName: map[string]Tool{}, schemas: map[string]*jsonschema.Resolved{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput, abandonGrace: DefaultAbandonGrace}
 	for _, o := range opts {
 		o(r)
 	}
@@ -100,6 +103,7 @@ func (r *Registry) Register(ts ...Tool) error {
 	for _, t := range ts {
 		r.tools = append(r.tools, t)
 		r.byName[t.Name()] = t
+		r.schemas[t.Name()] = resolveSchema(t)
 	}
 	return nil
 }
@@ -136,7 +140,7 @@ func (r *Registry) Definitions(g Gate) []llm.ToolDef {
 
 // Execute runs one call. Every failure the model can act on comes back as an
 // error Result: an unknown tool, a call the gate refuses, malformed
-// arguments, a panic, a timeout, or an error returned by the tool. When ctx
+// arguments or arguments that do not match the tool's schema, a panic, a timeout, or an error returned by the tool. When ctx
 // itself is cancelled the Result says so too; callers check ctx.Err().
 func (r *Registry) Execute(ctx context.Context, g Gate, call llm.ToolCall) Result {
 	t, ok := r.Lookup(call.Name)
@@ -150,6 +154,14 @@ func (r *Registry) Execute(ctx context.Context, g Gate, call llm.ToolCall) Resul
 	}
 	if len(call.Input) > 0 && !json.Valid(call.Input) {
 		return Errorf("%s: arguments are not valid JSON; send one JSON object matching the tool's schema", call.Name)
+	}
+	r.mu.RLock()
+	schema := r.schemas[call.Name]
+	r.mu.RUnlock()
+	if schema != nil {
+		if err := validateInput(call.Name, schema, call.Input); err != nil {
+			return Errorf("%v", err)
+		}
 	}
 	res := r.run(ctx, t, call)
 	res.Output = Truncate(res.Output, r.maxOutput)
