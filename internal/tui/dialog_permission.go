@@ -11,13 +11,30 @@ import (
 	"github.com/harness9/harness9/agent"
 )
 
-var permissionOptions = []string{"Allow once", "Allow for this session", "Deny (tell the agent why)"}
+// The dialog's options. The second keeps the answer for good in this
+// project when a rule narrower than the whole tool covers the call (the
+// request's Rules), else for this session.
+const (
+	optionOnce    = "Allow once"
+	optionSession = "Allow for this session"
+	optionProject = "Always allow in this project: "
+	optionDeny    = "Deny (tell the agent why)"
+)
+
+// options are the dialog's three choices for its request.
+func (d *permissionDialog) options() []string {
+	second := optionSession
+	if len(d.req.Rules) > 0 {
+		second = optionProject + strings.Join(d.req.Rules, ", ")
+	}
+	return []string{optionOnce, second, optionDeny}
+}
 
 // defaultDenial is the reason the model sees when the user gave none.
 const defaultDenial = "the user denied this call"
 
-// permissionDialog asks whether one write_file, edit_file or bash call may
-// run (AutoEdit mode, or "approve and confirm each edit"). Like the review
+// permissionDialog asks whether one tool call may run (a call the mode or
+// an ask rule puts to the user). Like the review
 // dialog, digits and ↑/↓ pick and Enter confirms while the reason is empty;
 // a typed character goes into the reason and selects Deny, so typing can
 // never allow a call.
@@ -74,7 +91,7 @@ func (d *permissionDialog) update(k tea.KeyPressMsg) (*permissionAnswer, tea.Cmd
 	case key == "up":
 		d.cursor = max(d.cursor-1, 0)
 	case key == "down":
-		d.cursor = min(d.cursor+1, len(permissionOptions)-1)
+		d.cursor = min(d.cursor+1, 2)
 	case len(key) == 1 && key >= "1" && key <= "3":
 		d.cursor = int(key[0] - '1') // a digit picks, Enter confirms
 		d.digit = key
@@ -98,6 +115,9 @@ func (d *permissionDialog) choose(n int) *permissionAnswer {
 	case 1:
 		return &permissionAnswer{decision: agent.AllowOnce}
 	case 2:
+		if len(d.req.Rules) > 0 {
+			return &permissionAnswer{decision: agent.AllowProject}
+		}
 		return &permissionAnswer{decision: agent.AllowSession}
 	}
 	return d.deny()
@@ -116,11 +136,14 @@ func (d *permissionDialog) view(width, maxHeight int, th theme) string {
 	call := d.req.Call
 	head := th.accent.Bold(true).Render("Allow "+call.Name+"?") + "  " + callSubject(call.Name, call.Input)
 	head = ansi.Truncate(strings.ReplaceAll(head, "\n", " "), inner, "…")
+	if d.req.Why != "" {
+		head += "\n" + dimStyle.Render(ansi.Truncate("asked because "+d.req.Why, inner, "…"))
+	}
 	if d.preview == nil || d.pvWidth != inner {
 		d.preview, d.pvWidth = previewLines(d.req.Preview, inner), inner
 	}
 	var tail []string
-	for i, o := range permissionOptions {
+	for i, o := range d.options() {
 		tail = append(tail, optionLine(i+1, o, i == d.cursor, false, inner, th))
 	}
 	tail = append(tail, "", fieldView(&d.reason, inner))

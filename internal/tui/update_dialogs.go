@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/harness9/harness9/agent"
@@ -81,12 +83,14 @@ func (m *model) permissionKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	m.perm.req.Respond(ans.decision, ans.reason)
-	name := m.perm.req.Call.Name
+	name, rules := m.perm.req.Call.Name, m.perm.req.Rules
 	m.perm = nil
 	m.layout()
 	switch ans.decision {
 	case agent.AllowSession:
 		m.note("allowed " + name + " for this session")
+	case agent.AllowProject:
+		m.note("always allowed in this project: " + strings.Join(rules, ", "))
 	case agent.Deny:
 		m.note("denied " + name + ": " + ans.reason)
 	}
