@@ -133,12 +133,7 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 	ctx = sandbox.ContextWithPolicy(ctx, sandboxPolicy(l.mode))
 	i := 0
 	for i < len(calls) && ctx.Err() == nil && !endTurn {
-		j := i + 1
-		if l.isReadOnly(calls[i].Name) {
-			for j < len(calls) && l.isReadOnly(calls[j].Name) {
-				j++
-			}
-		}
+		j := i + l.e.registry.BatchLen(calls[i:])
 		group := calls[i:j]
 		for _, c := range group {
 			l.s.emit(ToolCall{ID: c.ID, Name: c.Name, Input: c.Input})
@@ -168,15 +163,6 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 		}
 	}
 	return endTurn, nil
-}
-
-func (l *turnLoop) isReadOnly(name string) bool {
-	t, ok := l.e.registry.Lookup(name)
-	if !ok {
-		return false
-	}
-	ro, ok := t.(tool.ReadOnly)
-	return ok && ro.ReadOnly()
 }
 
 // execute runs one call, asking the user first when the mode requires it.

@@ -223,29 +223,38 @@ func (r *Registry) run(ctx context.Context, t Tool, call llm.ToolCall) Result {
 	return o.res
 }
 
-// ExecuteBatch runs the calls of one assistant message. Consecutive read-only
-// calls run concurrently; any other call runs alone, in order. Results keep
-// the calls' order.
+// ExecuteBatch runs the calls of one assistant message, batch by batch
+// (BatchLen): the calls of a batch run concurrently. Results keep the
+// calls' order.
 func (r *Registry) ExecuteBatch(ctx context.Context, g Gate, calls []llm.ToolCall) []Result {
 	results := make([]Result, len(calls))
 	for i := 0; i < len(calls); {
-		j := i
-		for j < len(calls) && r.isReadOnly(calls[j].Name) {
-			j++
-		}
-		if j-i > 1 {
-			var wg sync.WaitGroup
-			for k := i; k < j; k++ {
-				wg.Go(func() { results[k] = r.Execute(ctx, g, calls[k]) })
-			}
-			wg.Wait()
-			i = j
+		n := r.BatchLen(calls[i:])
+		if n == 1 {
+			results[i] = r.Execute(ctx, g, calls[i])
+			i++
 			continue
 		}
-		results[i] = r.Execute(ctx, g, calls[i])
-		i++
+		var wg sync.WaitGroup
+		for k := i; k < i+n; k++ {
+			wg.Go(func() { results[k] = r.Execute(ctx, g, calls[k]) })
+		}
+		wg.Wait()
+		i += n
 	}
 	return results
+}
+
+// BatchLen returns how many calls from the start of calls may run
+// together: every leading call to a tool that declares itself read-only
+// (they cannot disturb one another), or just the first call. It is the one
+// grouping rule; the engine batches by it too.
+func (r *Registry) BatchLen(calls []llm.ToolCall) int {
+	n := 0
+	for n < len(calls) && r.isReadOnly(calls[n].Name) {
+		n++
+	}
+	return min(max(n, 1), len(calls))
 }
 
 // isReadOnly reports whether the named tool declares itself read-only.
