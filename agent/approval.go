@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -48,10 +49,14 @@ func (l *turnLoop) decide(call llm.ToolCall) (d permission.Decision, ok bool) {
 		// session's plan.
 		return d, false
 	}
+	pc := permissionCall(t, call)
+	if d = l.e.cfg.permissions.Decide(pc, permission.Allow); d.Action == permission.Deny {
+		return d, true
+	}
 	if l.gate != nil && l.gate.Check(call.Name, call.Input) != nil {
 		return d, false
 	}
-	d = l.e.cfg.permissions.Decide(permissionCall(t, call), modeDefault(l.mode, t))
+	d = l.e.cfg.permissions.Decide(pc, modeDefault(l.mode, t))
 	if d.Action == permission.Ask && len(d.Rules) == 0 {
 		l.e.mu.Lock()
 		session := l.e.allowed[call.Name]
@@ -113,9 +118,7 @@ func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Res
 	d, _ := l.decide(call)
 	if d.Action == permission.Deny {
 		l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionDenied, Rule: d.Rule()})
-		r := d.Rules[0]
-		return tool.Errorf("%s is not allowed here: the deny rule %s (%s) refuses this call. Do it another way, or ask the user to change the rule",
-			call.Name, r, r.Source), false
+		return tool.Errorf("%s", deniedBy(call.Name, d.Rules[0])), false
 	}
 	t, _ := l.e.registry.Lookup(call.Name)
 	req := &ApprovalRequest{
@@ -198,4 +201,41 @@ func preview(t tool.Tool, call llm.ToolCall) string {
 		}
 	}
 	return string(call.Input)
+}
+
+// deniedBy is the refusal the model sees for a call a deny rule refuses.
+func deniedBy(name string, r permission.Rule) string {
+	return fmt.Sprintf("%s is not allowed here: the deny rule %s (%s) refuses this call. Do it another way, or ask the user to change the rule",
+		name, r, r.Source)
+}
+
+// withDenyRules makes the run's gate enforce deny rules too, so they hold
+// for every call the registry runs, read-only calls run together
+// included, and a tool denied as a whole is not offered to the model.
+func (e *Engine) withDenyRules(g tool.Gate) tool.Gate {
+	if e.cfg.permissions == nil || len(e.cfg.permissions.List()) == 0 {
+		return g
+	}
+	return denyGate{Gate: g, e: e}
+}
+
+type denyGate struct {
+	tool.Gate
+	e *Engine
+}
+
+func (g denyGate) Visible(name string) bool {
+	d := g.e.cfg.permissions.Decide(permission.Call{Tool: name}, permission.Allow)
+	whole := d.Action == permission.Deny && d.Rules[0].Specifier == ""
+	return !whole && g.Gate.Visible(name)
+}
+
+func (g denyGate) Check(name string, input json.RawMessage) error {
+	if t, ok := g.e.registry.Lookup(name); ok {
+		d := g.e.cfg.permissions.Decide(permissionCall(t, llm.ToolCall{Name: name, Input: input}), permission.Allow)
+		if d.Action == permission.Deny {
+			return errors.New(deniedBy(name, d.Rules[0]))
+		}
+	}
+	return g.Gate.Check(name, input)
 }

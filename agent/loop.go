@@ -104,7 +104,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turn
 		// the status stays what it was.
 		e.log.Warn("agent: the planning workflow refused to start a run", "err", err)
 	}
-	gate := e.gateFor(mode)
+	gate := e.withDenyRules(e.gateFor(mode))
 	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining}
 }
 

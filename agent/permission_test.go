@@ -2,6 +2,8 @@ package agent_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -169,5 +171,37 @@ func TestAllowProjectAddsARule(t *testing.T) {
 	}
 	if strings.Join(saved, ",") != "delete_file,write_file(x.txt)" {
 		t.Errorf("stored rules %q", saved)
+	}
+}
+
+// Deny rules hold for read-only calls too, also when several run together,
+// and a tool denied as a whole is not offered to the model.
+func TestDenyRulesCoverReadOnlyBatches(t *testing.T) {
+	read := func(p string) llm.ToolCall { return scripted.Call("read_file", map[string]string{"path": p}) }
+	h := newHarness(t, scripted.Turn{Calls: []llm.ToolCall{read("open.txt"), read("secret/key.txt")}}, scripted.Turn{Text: "done"})
+	for name, body := range map[string]string{"open.txt": "open", "secret/key.txt": "KEY-123"} {
+		p := filepath.Join(h.dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs := permission.New(h.dir)
+	if err := rs.Add(permission.Deny, "test config", "read_file(secret/**)", "glob"); err != nil {
+		t.Fatal(err)
+	}
+	eng := h.engine(agent.WithPermissions(rs))
+	evs := drain(t, eng.Run(context.Background(), "read"))
+	res := resultsOf(evs)
+	if len(res) != 2 || res[0].IsError || !res[1].IsError || strings.Contains(res[1].Output, "KEY-123") ||
+		!strings.Contains(res[1].Output, "read_file(secret/**)") {
+		t.Fatalf("results %+v", res)
+	}
+	for _, name := range toolNames(h.p.Requests()[0]) {
+		if name == "glob" {
+			t.Error("glob is denied as a whole but was offered to the model")
+		}
 	}
 }
