@@ -56,7 +56,8 @@ func newRunCmd(e *env, g *globals) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.plan, "plan", false, "start in Plan Mode (read-only tools; ends with a plan for approval)")
-	fl.StringVar(&f.approve, "approve", "", "after a plan: auto (approve and execute), ask (on the terminal), never (stop); default ask on a terminal, never otherwise")
+	fl.StringVar(&f.approve, "approve", "", "after a plan: auto (approve and execute), ask (on the terminal), never (stop); default ask on a terminal, never otherwise. "+
+		"Calls that need permission are asked about on the terminal only with ask; otherwise they are refused (see --allow)")
 	fl.StringVar(&f.resume, "resume", "", "continue the session with this id (or unique id prefix)")
 	fl.BoolVar(&f.cont, "continue", false, "continue the latest session of this workdir")
 	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout and nothing else")
