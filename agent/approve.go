@@ -21,7 +21,7 @@ var ErrNothingToContinue = errors.New("agent: no approved plan to continue")
 // Approve approves the plan awaiting approval and executes it in mode:
 // planning.ModeDefault runs its edits at once, planning.ModeAutoEdit makes
 // every write, edit and bash call wait for the user. It creates the task
-// directory (PLAN.md, TODO.md) when the engine keeps task files, emits
+// directory (PLAN.md, TODO.md) when the engine keeps plan files, emits
 // Approved, and runs auto-execution rounds until every todo is done
 // (Done{StatusCompleted}) or progress stalls (Done{StatusStalled}). Each
 // round is one run of the loop; its events are forwarded, with an ExecRound
@@ -69,8 +69,12 @@ func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event
 	})
 }
 
-// createTaskDir writes the approved plan's task directory.
+// createTaskDir writes the approved plan's task directory, if the engine
+// keeps plan files (WithPlanFiles); otherwise it returns "".
 func (e *Engine) createTaskDir(plan planning.Plan) (string, error) {
+	if e.cfg.planHome == "" {
+		return "", nil
+	}
 	dir, err := planning.CreateTaskDir(e.planBase(), plan, e.todos.Read(), e.cfg.now())
 	if err != nil {
 		return "", fmt.Errorf("agent: could not create the task directory: %w", err)

@@ -44,7 +44,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 			})
 		}
 		script = append(script, scripted.Turn{Text: "done"})
-		eng, err := agent.New(scripted.New(script...), agent.WithStore(store), agent.WithWorkdir(dir), agent.WithHome(dir),
+		eng, err := agent.New(scripted.New(script...), agent.WithStore(store), agent.WithWorkdir(dir), agent.WithPlanFiles(dir),
 			agent.WithTools(noop), agent.WithMaxTurns(turns+1))
 		if err != nil {
 			b.Fatal(err)

@@ -148,22 +148,7 @@ func (c *config) fill(p llm.Provider) error {
 		return fmt.Errorf("agent: workdir %q: %w", c.workdir, err)
 	}
 	c.workdir = abs
-	if c.home == "" {
-		c.home = DefaultHome()
-	}
 	return nil
-}
-
-// DefaultHome is harness9's data directory: $HARNESS9_HOME, else
-// ~/.harness9 (or .harness9 in the current directory when there is no home).
-func DefaultHome() string {
-	if h := os.Getenv("HARNESS9_HOME"); h != "" {
-		return h
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".harness9")
-	}
-	return ".harness9"
 }
 
 // SessionID returns the session's id, or "" before the first run of a new

@@ -284,7 +284,7 @@ func TestSecondRunWhileBusy(t *testing.T) {
 
 func TestNoStoreKeepsHistoryInMemory(t *testing.T) {
 	p := scripted.New(scripted.Turn{Text: "ok"})
-	eng, err := agent.New(p, agent.WithWorkdir(t.TempDir()), agent.WithHome(t.TempDir()))
+	eng, err := agent.New(p, agent.WithWorkdir(t.TempDir()), agent.WithPlanFiles(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestPanicInTheLoopEndsWithErrorAndSavesState(t *testing.T) {
 	wantDone(t, drain(t, first.Run(context.Background(), "remember")), agent.StatusCompleted)
 
 	eng, err := agent.New(&panicProvider{}, agent.WithStore(h.store), agent.WithSession(first.SessionID()),
-		agent.WithWorkdir(h.dir), agent.WithHome(h.home))
+		agent.WithWorkdir(h.dir), agent.WithPlanFiles(h.home))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func TestResumeRefusesASessionOfAnotherWorkdir(t *testing.T) {
 
 	other := t.TempDir()
 	_, err := agent.New(h.p, agent.WithModel("test-model"), agent.WithStore(h.store),
-		agent.WithWorkdir(other), agent.WithHome(h.home), agent.WithSession(id))
+		agent.WithWorkdir(other), agent.WithPlanFiles(h.home), agent.WithSession(id))
 	var wderr *agent.WorkdirError
 	if !errors.Is(err, agent.ErrOtherWorkdir) || !errors.As(err, &wderr) ||
 		wderr.SessionWorkdir != h.dir || wderr.Workdir != other {
@@ -422,7 +422,7 @@ func TestResumeRefusesASessionOfAnotherWorkdir(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := agent.New(h.p, agent.WithModel("test-model"), agent.WithStore(h.store),
-		agent.WithWorkdir(link), agent.WithHome(h.home), agent.WithSession(id)); err != nil {
+		agent.WithWorkdir(link), agent.WithPlanFiles(h.home), agent.WithSession(id)); err != nil {
 		t.Fatalf("resume through a symlink to the workdir: %v", err)
 	}
 }

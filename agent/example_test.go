@@ -44,7 +44,7 @@ func Example() {
 	eng, err := agent.New(model,
 		agent.WithModel("demo"),
 		agent.WithWorkdir(dir),
-		agent.WithHome(dir),
+		agent.WithPlanFiles(dir),
 		agent.WithStore(store),
 		agent.WithTools(builtin.All(ws)...),
 	)

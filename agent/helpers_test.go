@@ -75,7 +75,7 @@ func (h *harness) engine(opts ...agent.Option) *agent.Engine {
 	base := []agent.Option{
 		agent.WithModel("test-model"),
 		agent.WithWorkdir(h.dir),
-		agent.WithHome(h.home),
+		agent.WithPlanFiles(h.home),
 		agent.WithStore(h.store),
 		agent.WithTools(h.tools()...),
 		agent.WithClock(func() time.Time { return h.clock }),

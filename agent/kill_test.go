@@ -42,7 +42,7 @@ func TestHelperProcess(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("a", "first", planning.TodoInProgress), todo("b", "second", planning.TodoPending)))},
 		scripted.Turn{Calls: scripted.Calls(scripted.Call("bash", map[string]any{"command": "sleep 120"}))},
 	)
-	eng, err := agent.New(p, agent.WithStore(store), agent.WithWorkdir(dir), agent.WithHome(home), agent.WithTools(builtin.All(ws)...))
+	eng, err := agent.New(p, agent.WithStore(store), agent.WithWorkdir(dir), agent.WithPlanFiles(home), agent.WithTools(builtin.All(ws)...))
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)

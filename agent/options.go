@@ -32,7 +32,7 @@ type config struct {
 	sessionID      string
 	workdir        string
 	workspace      *tool.Workspace
-	home           string
+	planHome       string // "" = plan files off
 	maxTurns       int
 	toolTimeout    time.Duration
 	maxToolOutput  int
@@ -117,10 +117,13 @@ func WithWorkdir(dir string) Option { return func(c *config) { c.workdir = dir }
 // builds tool.NewWorkspace(workdir).
 func WithWorkspace(ws *tool.Workspace) Option { return func(c *config) { c.workspace = ws } }
 
-// WithHome sets harness9's data directory, where plans and task directories
-// land when the workdir is not a git repository (default $HARNESS9_HOME or
-// ~/.harness9).
-func WithHome(dir string) Option { return func(c *config) { c.home = dir } }
+// WithPlanFiles turns on the engine's own files: the session's plan file
+// (plans/<ts>-<id8>.md, rewritten on every todo_write) and an approved
+// plan's task directory (PLAN.md, TODO.md). They land in <workdir>/.harness9
+// when the workdir is a git repository, else in home (harness9's CLI passes
+// its data directory). Without this option the engine writes no file of its
+// own; WithPlanWriter still receives every todo list.
+func WithPlanFiles(home string) Option { return func(c *config) { c.planHome = home } }
 
 // WithMaxTurns caps the model calls of one run (default DefaultMaxTurns).
 func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }

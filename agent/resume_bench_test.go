@@ -133,7 +133,7 @@ func BenchmarkResume10000(b *testing.B) {
 					b.Fatal(err)
 				}
 				eng, err := agent.New(p, agent.WithStore(st), agent.WithSession(id), agent.WithModel("m"),
-					agent.WithWorkdir(workdir), agent.WithHome(home),
+					agent.WithWorkdir(workdir), agent.WithPlanFiles(home),
 					agent.WithContextWindow(10_000_000), agent.WithCompactor(compact.New(p, "m")))
 				if err != nil {
 					b.Fatalf("cannot resume the seeded session: %v", err)

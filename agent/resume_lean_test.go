@@ -41,7 +41,7 @@ func TestResumeCompactedLoadsOnlyTheUncoveredMessages(t *testing.T) {
 	p := &firstRequest{}
 	counted := &fullLoads{Store: st}
 	eng, err := agent.New(p, agent.WithStore(counted), agent.WithSession(id), agent.WithModel("m"),
-		agent.WithWorkdir(workdir), agent.WithHome(t.TempDir()), agent.WithCompactor(compact.New(p, "m")))
+		agent.WithWorkdir(workdir), agent.WithPlanFiles(t.TempDir()), agent.WithCompactor(compact.New(p, "m")))
 	if err != nil {
 		t.Fatal(err)
 	}

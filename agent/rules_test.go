@@ -141,7 +141,7 @@ func TestStateSavedOnEveryExitPath(t *testing.T) {
 			if c.panics {
 				p := &panicOnCall{Provider: h.p, at: 3}
 				var err error
-				eng, err = agent.New(p, agent.WithStore(h.store), agent.WithWorkdir(h.dir), agent.WithHome(h.home),
+				eng, err = agent.New(p, agent.WithStore(h.store), agent.WithWorkdir(h.dir), agent.WithPlanFiles(h.home),
 					agent.WithTools(h.tools()...))
 				if err != nil {
 					t.Fatal(err)
@@ -509,7 +509,7 @@ func TestPlanFileNameWithoutStore(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "x", planning.TodoPending)))},
 		scripted.Turn{Text: "ok"},
 	)
-	eng, err := agent.New(p, agent.WithWorkdir(dir), agent.WithHome(home))
+	eng, err := agent.New(p, agent.WithWorkdir(dir), agent.WithPlanFiles(home))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ type planWriter struct{ e *Engine }
 func (w planWriter) Write(todos []planning.TodoItem) error {
 	e := w.e
 	e.mu.Lock()
-	if e.planFile == "" && e.sess != nil {
+	if e.planFile == "" && e.sess != nil && e.cfg.planHome != "" {
 		e.planFile = planning.NewFilePlanWriter(e.planBase(), e.sess.ID, e.cfg.now()).Path()
 	}
 	path, taskDir := e.planFile, ""
@@ -122,7 +122,7 @@ func (w planWriter) Write(todos []planning.TodoItem) error {
 }
 
 // planBase is where plan files and task directories land.
-func (e *Engine) planBase() string { return planning.PlanBase(e.cfg.workdir, e.cfg.home) }
+func (e *Engine) planBase() string { return planning.PlanBase(e.cfg.workdir, e.cfg.planHome) }
 
 // runTools runs the calls of one assistant message and records every
 // result in call order. Consecutive read-only calls run concurrently. It

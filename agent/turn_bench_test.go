@@ -121,7 +121,7 @@ func BenchmarkTurnAt(b *testing.B) {
 					b.Fatal(err)
 				}
 				eng, err := agent.New(p, agent.WithStore(st), agent.WithSession(id), agent.WithModel("gpt-4o"),
-					agent.WithWorkdir(workdir), agent.WithHome(home), agent.WithTools(tools...),
+					agent.WithWorkdir(workdir), agent.WithPlanFiles(home), agent.WithTools(tools...),
 					agent.WithMaxTurns(turnsPerRun+1), agent.WithContextWindow(100_000_000))
 				if err != nil {
 					b.Fatal(err)

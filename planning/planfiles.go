@@ -32,8 +32,8 @@ const (
 
 // PlanBase returns the directory plans and tasks are written under:
 // <workdir>/.harness9 when <workdir>/.git exists (a directory, or a file as in
-// worktrees and submodules), else home (the harness9 data directory, e.g.
-// $HARNESS9_HOME or ~/.harness9) with its symlinks resolved.
+// worktrees and submodules), else home (the data directory the program
+// chose, e.g. harness9's CLI's) with its symlinks resolved.
 //
 // Every plan file is written beneath the base's parent directory (an
 // os.Root), so a .harness9, plans/ or tasks/ symlink planted in a repository

@@ -9,8 +9,8 @@ const DBFileName = "harness9.db"
 // string only matches a session whose full id it is.
 const MinPrefixLen = 4
 
-// DefaultPath returns the session database's path inside the harness9 home
-// directory ($HARNESS9_HOME, by default ~/.harness9).
+// DefaultPath returns the session database's path inside a harness9 data
+// directory, which the program chooses.
 func DefaultPath(home string) string {
 	return filepath.Join(home, DBFileName)
 }

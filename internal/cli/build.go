@@ -280,7 +280,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithTools(rt.tools...),
 		agent.WithStore(rt.store),
 		agent.WithWorkdir(c.Workdir),
-		agent.WithHome(c.Home),
+		agent.WithPlanFiles(c.Home),
 		agent.WithMaxTurns(c.MaxTurns),
 		agent.WithToolTimeout(c.ToolTimeout),
 		agent.WithMaxToolOutput(c.MaxToolOutput),

@@ -26,7 +26,7 @@ func demoEngine(t *testing.T) (*Demo, *agent.Engine) {
 		t.Fatal(err)
 	}
 	eng, err := agent.New(d.Provider, agent.WithModelLabel(d.Model), agent.WithTools(builtin.All(ws)...),
-		agent.WithWorkdir(d.Workdir), agent.WithHome(home), agent.WithMode(planning.ModePlan))
+		agent.WithWorkdir(d.Workdir), agent.WithPlanFiles(home), agent.WithMode(planning.ModePlan))
 	if err != nil {
 		t.Fatal(err)
 	}

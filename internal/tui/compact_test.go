@@ -32,7 +32,7 @@ func TestSlashCompactRealEngine(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			eng, err = agent.New(p, agent.WithTools(builtin.All(ws)...), agent.WithWorkdir(dir), agent.WithHome(home),
+			eng, err = agent.New(p, agent.WithTools(builtin.All(ws)...), agent.WithWorkdir(dir), agent.WithPlanFiles(home),
 				agent.WithCompactor(compact.New(summariser, "m", compact.WithKeepRecent(4))))
 			return eng, err
 		},

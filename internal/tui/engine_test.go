@@ -33,7 +33,7 @@ func TestRealEngineDemo(t *testing.T) {
 				return nil, err
 			}
 			eng, err = agent.New(d.Provider, agent.WithModelLabel(d.Model), agent.WithTools(builtin.All(ws)...),
-				agent.WithWorkdir(d.Workdir), agent.WithHome(home), agent.WithMode(planning.ModePlan))
+				agent.WithWorkdir(d.Workdir), agent.WithPlanFiles(home), agent.WithMode(planning.ModePlan))
 			return eng, err
 		},
 		Workdir: d.Workdir, ModelLabel: d.Model, DemoBanner: d.Banner,

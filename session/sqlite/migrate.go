@@ -77,7 +77,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	if cur > len(ms) {
-		return fmt.Errorf("database schema version %d is newer than this harness9 supports (%d): upgrade harness9 or use another HARNESS9_HOME", cur, len(ms))
+		return fmt.Errorf("database schema version %d is newer than this harness9 supports (%d): upgrade harness9 or use another database file", cur, len(ms))
 	}
 	for _, m := range ms[cur:] {
 		if err := apply(ctx, db, m); err != nil {
