@@ -125,7 +125,8 @@ func sameDir(a, b string) bool {
 }
 
 // loadState reloads the planning state saved for the session, so each loop
-// starts from what the store holds (seed 000: todos load at loop start).
+// starts from what the store holds: another writer (a resumed process, a
+// tool) may have changed the todos since this engine last looked.
 func (e *Engine) loadState(ctx context.Context) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

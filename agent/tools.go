@@ -84,7 +84,8 @@ func sandboxPolicy(mode planning.Mode) sandbox.Policy {
 // planWriter keeps the plan files in step with every todo_write: the
 // session's plans/<ts>-<id8>.md and, while an approved plan executes, the
 // task directory's TODO.md, then the writers of WithPlanWriter. Failures are logged and never reach the model
-// (fail-open, seed 000).
+// (fail-open: a plan file is a convenience for the user, and a full disk
+// must not stop the model's work).
 type planWriter struct{ e *Engine }
 
 // Write implements planning.PlanWriter.

@@ -8,9 +8,9 @@ import (
 
 // Evidence counts the successful tool calls (other than todo_write and
 // submit_plan) since the last successful todo_write. todo_write lets an item
-// become completed only while the count is above zero: the seeds' rule
-// "updating the status without calling any other tool does not count",
-// enforced in code. The engine records calls and persists the count with the
+// become completed only while the count is above zero: updating a status
+// without calling any other tool is no progress, and a model that claims
+// otherwise is stopped by code rather than by a prompt it may ignore. The engine records calls and persists the count with the
 // todos, so a continuation run sees it. It is safe for concurrent use; a nil
 // *Evidence counts nothing.
 type Evidence struct {

@@ -8,7 +8,7 @@ import (
 // Defaults of an Executor.
 const (
 	// DefaultStallThreshold is how many consecutive rounds without a newly
-	// completed item stop auto-execution. Seed 000: enough slack for a task
+	// completed item stop auto-execution: enough slack for a task
 	// that needs a few rounds of exploration, not enough to spin for long.
 	DefaultStallThreshold = 3
 	// DefaultMaxRounds caps the rounds of one execution whatever happens.
@@ -80,8 +80,8 @@ func WithObserver(o Observer) ExecutorOption { return func(x *Executor) { x.obse
 // execution whose first round (with ExecPrompt) already happened.
 func AsContinuation() ExecutorOption { return func(x *Executor) { x.continuation = true } }
 
-// Executor drives the auto-execution of an approved plan (seed 002's
-// EventDone logic, in a package so the TUI and headless runs share it). The
+// Executor drives the auto-execution of an approved plan (in a package of
+// its own so the TUI and headless runs share it). The
 // first round sends ExecPrompt, later rounds ExecContinuePrompt. After each
 // round it reads the todo list: nothing pending or in progress means done;
 // otherwise a round in which the number of completed items did not grow is
@@ -89,7 +89,7 @@ func AsContinuation() ExecutorOption { return func(x *Executor) { x.continuation
 //
 // Progress is counted as completed items, never as fewer pending ones: a
 // model that keeps flipping items to in_progress without finishing any would
-// look busy to a pending count forever (seed 000).
+// look busy to a pending count forever.
 type Executor struct {
 	run          RoundFunc
 	todos        func() []TodoItem

@@ -13,11 +13,11 @@ import (
 	"github.com/harness9/harness9/internal/atomicfile"
 )
 
-// Plan files on disk. Seed 000 fixes where they go: next to the project when
-// the workdir is a git repository (so they can be committed or ignored with
-// it), else in the user's data directory so a random directory is not
-// littered. Seed 004 adds the task directory: a stable PLAN.md and a live
-// TODO.md per approved plan.
+// Plan files on disk go next to the project when the workdir is a git
+// repository (so they can be committed or ignored with it), else in the
+// data directory the program chose, so a random directory is not littered.
+// Each approved plan also gets a task directory: a stable PLAN.md and a live
+// TODO.md.
 
 const (
 	// DataDirName is the per-project data directory inside a git workdir.

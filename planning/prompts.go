@@ -1,7 +1,8 @@
 package planning
 
 // Every model-facing text of the Planning module lives here, in English.
-// Following seed 000, prompts describe behaviour, never permissions: what a
+// Prompts describe behaviour, never permissions (the gate enforces those,
+// and a model can be talked out of a prompt): what a
 // run may do is decided by GateFor and the tools, and a prompt that claimed
 // otherwise would only be a second, weaker copy of that rule.
 

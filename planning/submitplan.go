@@ -97,7 +97,8 @@ func StepsToTodos(steps []string) []TodoItem {
 const maxFallbackTitle = 80
 
 // FallbackPlan builds the plan of a Plan-Mode run that ended with a todo list
-// but without calling submit_plan (seed 000's original flow): the title is
+// but without calling submit_plan (a model that never learned the tool still
+// gets its plan reviewed): the title is
 // the first non-empty line of the model's final text with markdown heading
 // marks removed, the steps are the contents of the todos that are not
 // cancelled, and the content is the text itself.

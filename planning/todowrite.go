@@ -13,8 +13,7 @@ import (
 )
 
 // DefaultCompletionLimit is how many items one todo_write may move straight
-// to completed without passing through in_progress. Seed 000 explains the
-// 1: zero would refuse an honest "did the work, then marked it done", while
+// to completed without passing through in_progress. Why 1: zero would refuse an honest "did the work, then marked it done", while
 // anything higher lets a model fabricate a batch of progress (the original
 // bug jumped from 2/11 to 11/11 in one call).
 const DefaultCompletionLimit = 1
