@@ -39,9 +39,7 @@ func (s *Sandbox) grants(p Policy, scratch string) []grant {
 	case WorkspaceWrite:
 		// Everything but /dev, whose disks and memory would bypass the path
 		// rules, is readable; the workdir is writable.
-		for _, g := range expand("/", false, append(slices.Clone(s.deny), "/dev")) {
-			out = append(out, g)
-		}
+		out = append(out, expand("/", false, append(slices.Clone(s.deny), "/dev"))...)
 		add(s.workdir, true, s.deny)
 		if s.cacheDir != "" {
 			// The cache lives in the harness's data directory, which is

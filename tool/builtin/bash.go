@@ -310,4 +310,3 @@ func (b *Bash) kill(pgid int, done <-chan error) error {
 func (b *Bash) environ() []string {
 	return sandbox.ScrubEnv(os.Environ(), nil, b.hideEnv)
 }
-
