@@ -239,3 +239,16 @@ func (g denyGate) Check(name string, input json.RawMessage) error {
 	}
 	return g.Gate.Check(name, input)
 }
+
+// summary is the tool's one-line account of a finished call, "" when it
+// gives none.
+func (e *Engine) summary(call llm.ToolCall, res tool.Result) string {
+	t, ok := e.registry.Lookup(call.Name)
+	if !ok {
+		return ""
+	}
+	if s, ok := t.(tool.Summarizer); ok {
+		return s.Summary(call.Input, res)
+	}
+	return ""
+}

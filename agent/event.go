@@ -55,6 +55,9 @@ type ToolResult struct {
 	Name    string
 	IsError bool
 	Output  string
+	// Summary is one line saying what the call did, from the tool's
+	// tool.Summarizer; "" when the tool has none.
+	Summary string
 }
 
 // Todos is the todo list after a successful todo_write (or submit_plan).

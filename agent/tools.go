@@ -196,7 +196,7 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 	if err := l.e.appendMessage(ctx, msg); err != nil {
 		return err
 	}
-	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output})
+	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output, Summary: l.e.summary(call, res)})
 	if planning.CountsAsEvidence(call.Name, res) {
 		l.e.evidence.Record()
 	}

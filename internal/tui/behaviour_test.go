@@ -9,6 +9,8 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
+	"github.com/harness9/harness9/tool/builtin"
 )
 
 // While a Default turn runs, Shift+Tab to Plan Mode is shown as what the
@@ -117,6 +119,16 @@ func TestPathPromptIsAPrompt(t *testing.T) {
 }
 
 func TestToolSummariesAreTruthful(t *testing.T) {
+	ws, err := tool.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	summaries := map[string]tool.Summarizer{}
+	for _, tl := range builtin.All(ws) {
+		if s, ok := tl.(tool.Summarizer); ok {
+			summaries[tl.Name()] = s
+		}
+	}
 	cases := []struct {
 		name, input, output string
 		isError             bool
@@ -128,7 +140,10 @@ func TestToolSummariesAreTruthful(t *testing.T) {
 		{"search_files", `{"pattern":"func Parse","path":"src"}`, "src/a.go:3: func Parse() {}\n(1 matching line in 1 file, sorted by path)", false, []string{`search_files "func Parse" in src`, "1 matching line in 1 file"}},
 	}
 	for _, c := range cases {
-		b := &block{kind: blockTool, name: c.name, arg: keyArg(c.name, json.RawMessage(c.input)), done: true, isError: c.isError, result: c.output}
+		// The summary line comes from the tool itself, as the engine
+		// reports it in the ToolResult event.
+		summary := summaries[c.name].Summary(json.RawMessage(c.input), tool.Result{Output: c.output, IsError: c.isError})
+		b := &block{kind: blockTool, name: c.name, arg: keyArg(c.name, json.RawMessage(c.input)), done: true, isError: c.isError, result: c.output, summary: summary}
 		got := normalise(strings.Join(renderTool(b, 100), "\n"))
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {

@@ -33,6 +33,7 @@ type block struct {
 	// tool
 	callID, name, arg string
 	result            string
+	summary           string // the tool's own one-line summary, if it gives one
 	isError, done     bool
 	// todos
 	todos []planning.TodoItem

@@ -98,25 +98,21 @@ func renderTool(b *block, width int) []string {
 	} else if b.name == "edit_file" && looksLikeDiff(b.result) {
 		return append(out, renderDiff(b.result, width, 5, maxDiffLines)...)
 	}
-	return append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b.name, b.result)), width, "…")))
+	return append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))
 }
 
-// summarise collapses a tool result to one true line: the first line and
-// how many follow, plus what a tool's own footer says (bash's exit code,
-// read_file's line range, search_files' match count).
-func summarise(name, out string) string {
-	out = strings.TrimRight(out, "\n")
+// summarise collapses a tool result to one true line: the tool's own
+// summary when it gives one (bash leads with its exit code, read_file
+// counts lines), else the first line and how many follow.
+func summarise(b *block) string {
+	out := strings.TrimRight(b.result, "\n")
 	switch {
-	case name == toolTodoWrite:
+	case b.summary != "":
+		return b.summary
+	case b.name == toolTodoWrite:
 		return "todo list updated"
 	case strings.TrimSpace(out) == "":
 		return "(no output)"
-	case name == "bash":
-		return summariseBash(out)
-	case name == "read_file":
-		return summariseRead(out)
-	case name == "search_files":
-		return summariseSearch(out)
 	}
 	return firstAndCount(out)
 }
@@ -129,57 +125,6 @@ func firstAndCount(out string) string {
 		return first
 	}
 	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
-}
-
-// summariseBash leads with how the command ended (the tool's last line,
-// "exit code: N" or why it was killed), then the output's first line.
-func summariseBash(out string) string {
-	body, status := out, ""
-	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
-		body, status = out[:i], out[i+1:]
-	} else {
-		body, status = "", out
-	}
-	body = strings.TrimSpace(body)
-	if body == "" || body == "(no output)" {
-		return status + " · no output"
-	}
-	return status + " · " + firstAndCount(body)
-}
-
-// summariseRead counts the numbered lines read_file returned and keeps its
-// "(showing lines a-b of n …)" footer.
-func summariseRead(out string) string {
-	n := 0
-	lines := strings.Split(out, "\n")
-	for _, l := range lines {
-		if num, _, ok := strings.Cut(strings.TrimLeft(l, " "), "\t"); ok && num != "" && strings.Trim(num, "0123456789") == "" {
-			n++
-		}
-	}
-	if n == 0 {
-		return firstAndCount(out)
-	}
-	s := fmt.Sprintf("read %d lines", n)
-	if n == 1 {
-		s = "read 1 line"
-	}
-	if last := lines[len(lines)-1]; strings.HasPrefix(last, "(showing ") {
-		if span, _, ok := strings.Cut(strings.TrimPrefix(last, "(showing "), ";"); ok {
-			s += " (" + span + ")"
-		}
-	}
-	return s
-}
-
-// summariseSearch reports the tool's own count line, or the no-match line.
-func summariseSearch(out string) string {
-	lines := strings.Split(out, "\n")
-	last := lines[len(lines)-1]
-	if len(lines) > 1 && strings.HasPrefix(last, "(") {
-		return fmt.Sprintf("%s · %s", strings.Trim(last, "()"), firstAndCount(strings.Join(lines[:len(lines)-1], "\n")))
-	}
-	return firstAndCount(out)
 }
 
 func looksLikeDiff(s string) bool {

@@ -120,7 +120,7 @@ func TestGoldenResize(t *testing.T) {
 	var evs []agent.Event
 	for i := range 30 {
 		evs = append(evs, agent.ToolCall{ID: itoa(i), Name: "read_file", Input: json.RawMessage(`{"path":"file` + itoa(i) + `.go"}`)},
-			agent.ToolResult{ID: itoa(i), Name: "read_file", Output: "     1\ta\n     2\tb\n"})
+			agent.ToolResult{ID: itoa(i), Name: "read_file", Output: "     1\ta\n     2\tb\n", Summary: "read 2 lines"}) // the summary read_file gives
 	}
 	evs = append(evs, agent.Text{Text: strings.Repeat("A long closing paragraph that will wrap differently. ", 6)}, agent.Done{Status: agent.StatusCompleted})
 	f.streams["run"] = evs

@@ -26,14 +26,11 @@ func (b *Bash) Scope(input json.RawMessage) tool.Scope {
 // line.
 func (b *Bash) Summary(_ json.RawMessage, res tool.Result) string {
 	out := strings.TrimRight(res.Output, "\n")
-	if res.IsError || strings.TrimSpace(out) == "" {
+	i := strings.LastIndexByte(out, '\n')
+	if i < 0 {
 		return firstAndCount(out)
 	}
-	body, status := "", out
-	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
-		body, status = out[:i], out[i+1:]
-	}
-	body = strings.TrimSpace(body)
+	body, status := strings.TrimSpace(out[:i]), out[i+1:]
 	if body == "" || body == "(no output)" {
 		return status + " · no output"
 	}
