@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -134,7 +133,7 @@ func (d *permissionDialog) paste(msg tea.PasteMsg) {
 func (d *permissionDialog) view(width, maxHeight int, th theme) string {
 	inner := max(min(width-4, 120), 10)
 	call := d.req.Call
-	head := th.accent.Bold(true).Render("Allow "+call.Name+"?") + "  " + callSubject(call.Name, call.Input)
+	head := th.accent.Bold(true).Render("Allow "+call.Name+"?") + "  " + keyArg(call.Name, call.Input)
 	head = ansi.Truncate(strings.ReplaceAll(head, "\n", " "), inner, "…")
 	if d.req.Why != "" {
 		head += "\n" + dimStyle.Render(ansi.Truncate("asked because "+d.req.Why, inner, "…"))
@@ -187,20 +186,4 @@ func previewLines(preview string, width int) []string {
 		out = append(out, "  "+ansi.Truncate(l, width-2, "…"))
 	}
 	return out
-}
-
-// callSubject is the path of a file tool or the command of bash.
-func callSubject(name string, input json.RawMessage) string {
-	var args struct {
-		Path    string `json:"path"`
-		Command string `json:"command"`
-	}
-	_ = json.Unmarshal(input, &args)
-	if name == "bash" && args.Command != "" {
-		return "$ " + strings.ReplaceAll(args.Command, "\n", " ")
-	}
-	if args.Path != "" {
-		return args.Path
-	}
-	return keyArg(name, input)
 }
