@@ -191,7 +191,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	}
 	if len(servers) > 0 {
 		mctx, cancel := context.WithTimeout(ctx, mcpStartTimeout+2*time.Second)
-		rt.mcp, err = mcptool.Connect(mctx, servers)
+		rt.mcp, err = mcptool.Connect(mctx, servers, mcpReadOnly(c)...)
 		cancel()
 		if err != nil {
 			return nil, withCode(ExitError, fmt.Errorf("MCP: %w", err))

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/tool/mcptool"
 )
 
 // refusal is the tool error a headless run without a terminal returns for
@@ -42,4 +44,17 @@ func checkPermissions(_ context.Context, d *doctorRun) (string, string) {
 		return checkWarn, detail + "; " + strings.Join(d.cfg.Warnings, "; ")
 	}
 	return checkOK, detail
+}
+
+// mcpReadOnly passes on the tools the user's config.toml declares
+// read-only ([mcp_servers.NAME] read_only_tools); a project's .mcp.json
+// cannot declare any.
+func mcpReadOnly(c *config.Config) []mcptool.Option {
+	var opts []mcptool.Option
+	for name, s := range c.MCPServers {
+		if len(s.ReadOnlyTools) > 0 {
+			opts = append(opts, mcptool.WithReadOnlyTools(name, s.ReadOnlyTools...))
+		}
+	}
+	return opts
 }

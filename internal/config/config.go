@@ -60,6 +60,9 @@ type MCPServer struct {
 	Env     map[string]string `toml:"env" json:"env,omitempty"`
 	URL     string            `toml:"url" json:"url,omitempty"`
 	Headers map[string]string `toml:"headers" json:"headers,omitempty"`
+	// ReadOnlyTools are tools of this server (by its own names) the user
+	// declares read-only although the server does not hint so.
+	ReadOnlyTools []string `toml:"read_only_tools" json:"read_only_tools,omitempty"`
 }
 
 // Config is the resolved configuration of one harness9 invocation.

@@ -90,3 +90,14 @@ func TestProjectAllowIsPerProject(t *testing.T) {
 		t.Errorf("project b got a's rules: %+v", cb.Permissions)
 	}
 }
+
+func TestMCPReadOnlyTools(t *testing.T) {
+	home := writeConfig(t, "[mcp_servers.kv]\ncommand = \"kv-server\"\nread_only_tools = [\"get\", \"list\"]\n")
+	c, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.MCPServers["kv"].ReadOnlyTools, ","); got != "get,list" {
+		t.Errorf("read_only_tools = %q", got)
+	}
+}

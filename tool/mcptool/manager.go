@@ -30,6 +30,20 @@ type options struct {
 	dir        string
 	version    string
 	transports map[string]mcp.Transport
+	readOnly   map[string][]string // server → tools the user declares read-only
+}
+
+// WithReadOnlyTools declares tools of server (by the server's own names)
+// read-only although the server gives no readOnlyHint: they join the
+// Plan-Mode tools and run without permission. Only the user's own
+// configuration should say this; a project's .mcp.json cannot.
+func WithReadOnlyTools(server string, tools ...string) Option {
+	return func(o *options) {
+		if o.readOnly == nil {
+			o.readOnly = map[string][]string{}
+		}
+		o.readOnly[server] = append(o.readOnly[server], tools...)
+	}
 }
 
 // WithTimeout sets the per-server start timeout (default 10s).
@@ -150,7 +164,7 @@ func startServer(ctx context.Context, s *server, cfg ServerConfig, o options) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		session, tools, err := initialise(ctx, s.name, t, o.version)
+		session, tools, err := initialise(ctx, s.name, t, o.version, o.readOnly[s.name])
 		done <- outcome{session, tools, err}
 	}()
 	select {
@@ -235,7 +249,7 @@ func (s *server) transportFor(cfg ServerConfig, o options) (mcp.Transport, conte
 }
 
 // initialise runs the MCP handshake and lists the server's tools.
-func initialise(ctx context.Context, name string, t mcp.Transport, version string) (*mcp.ClientSession, []tool.Tool, error) {
+func initialise(ctx context.Context, name string, t mcp.Transport, version string, readOnly []string) (*mcp.ClientSession, []tool.Tool, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "harness9", Version: version}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots, sampling or elicitation
 	})
@@ -250,7 +264,9 @@ func initialise(ctx context.Context, name string, t mcp.Transport, version strin
 				_ = session.Close()
 				return nil, nil, fmt.Errorf("listing tools: %w", err)
 			}
-			tools = append(tools, newMCPTool(name, session, mt))
+			tl := newMCPTool(name, session, mt)
+			tl.readOnly = tl.readOnly || slices.Contains(readOnly, mt.Name)
+			tools = append(tools, tl)
 		}
 	}
 	return session, tools, nil
