@@ -109,3 +109,42 @@ func TestMalformedRuleExits2E2E(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// A write-capable MCP tool (no readOnlyHint) is asked about in Default
+// mode: headless without a terminal it is refused and the model is told
+// the rule; with --allow 'mcp__srv__put' it runs.
+func TestMCPToolNeedsPermissionE2E(t *testing.T) {
+	h := newHarness(t)
+	out := filepath.Join(t.TempDir(), "stored.txt")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(h.home, "config.toml"), "[mcp_servers.srv]\ncommand = \""+self+"\"\n"+
+		"env = { "+envServeMCP+" = \"1\", "+envMCPOut+" = \""+out+"\" }\n")
+	model := h.script(`{"turns": [
+	  {"calls": [{"name": "mcp__srv__put", "input": {"text": "hello"}}], "match": {"has_tool": "mcp__srv__put"}},
+	  {"text": "done"}
+	]}`)
+	call := func(extra ...string) map[string]any {
+		t.Helper()
+		r := h.run("", append(append([]string{"run", "--json", "-C", h.workdir, "-m", model}, extra...), "store hello")...)
+		noCrash(t, "run", r)
+		res := r.find("tool_result")
+		if r.code != 0 || len(res) != 1 {
+			t.Fatalf("exit %d, results %v\n%s", r.code, res, r.stderr)
+		}
+		return res[0]
+	}
+	res := call()
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("the MCP tool ran without permission")
+	}
+	if res["is_error"] != true || !strings.Contains(res["output"].(string), "--allow mcp__srv__put") {
+		t.Fatalf("the model saw %v", res)
+	}
+	res = call("--allow", "mcp__srv__put")
+	if b, err := os.ReadFile(out); err != nil || string(b) != "hello" || res["is_error"] != false {
+		t.Fatalf("with --allow: file %q (%v), result %v", b, err, res)
+	}
+}
