@@ -42,14 +42,16 @@ type Engine struct {
 	provider llm.Provider
 	registry *tool.Registry
 	readOnly []string // registered tools that declare themselves read-only
-	// notReadOnly are the tools that could run read-only under the kernel
-	// sandbox but cannot here; they are withheld while planning.
-	notReadOnly []string
-	ws          *tool.Workspace // Plan Mode's bash sandbox; nil if the workdir is not usable
-	todos       *planning.TodoStore
-	evidence    *planning.Evidence
-	log         *slog.Logger
-	busy        atomic.Bool
+	// shell are the tools that run a command read-only when asked
+	// (tool.ReadOnlyCapable, bash in the kernel sandbox): allowed while
+	// planning behind the parse gate. notReadOnly could, but cannot here;
+	// they are withheld while planning.
+	shell, notReadOnly []string
+	ws                 *tool.Workspace // Plan Mode's bash sandbox; nil if the workdir is not usable
+	todos              *planning.TodoStore
+	evidence           *planning.Evidence
+	log                *slog.Logger
+	busy               atomic.Bool
 
 	mu         sync.Mutex
 	mode       planning.Mode

@@ -36,8 +36,12 @@ func (e *Engine) buildRegistry() error {
 		if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
 			e.readOnly = append(e.readOnly, t.Name())
 		}
-		if rc, ok := t.(tool.ReadOnlyCapable); ok && !rc.CanRunReadOnly() {
-			e.notReadOnly = append(e.notReadOnly, t.Name())
+		if rc, ok := t.(tool.ReadOnlyCapable); ok {
+			if rc.CanRunReadOnly() {
+				e.shell = append(e.shell, t.Name())
+			} else {
+				e.notReadOnly = append(e.notReadOnly, t.Name())
+			}
 		}
 	}
 	return nil
@@ -47,7 +51,8 @@ func (e *Engine) buildRegistry() error {
 // can only run read-only under the kernel sandbox (bash) is withheld when
 // it cannot here: Plan Mode's promise rests on the kernel, not on a parser.
 func (e *Engine) gateFor(mode planning.Mode) tool.Gate {
-	g := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithWorkspace(e.ws))
+	g := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithShellTools(e.shell...),
+		planning.WithWorkspace(e.ws))
 	if mode != planning.ModePlan || len(e.notReadOnly) == 0 {
 		return g
 	}

@@ -11,28 +11,19 @@ import (
 	"github.com/harness9/harness9/tool"
 )
 
-// Tool names the planning gates know about.
+// The tools planning itself provides.
 const (
 	TodoWriteName  = "todo_write"
 	SubmitPlanName = "submit_plan"
-	// BashName is the shell tool, allowed in Plan Mode behind shellgate.Check.
-	BashName = "bash"
 )
 
-// planAllowlist is what a Plan-Mode run may use: exploration, the todo list,
-// submit_plan, and bash behind the read-only command gate.
-var planAllowlist = []string{
-	"read_file", "list_files", "search_files", "glob", "use_skill",
-	TodoWriteName, SubmitPlanName, BashName,
-}
+// planAllowlist is what every Plan-Mode run may use besides the tools the
+// caller names by their properties (WithReadOnlyTools, WithShellTools): the
+// todo list and submit_plan.
+var planAllowlist = []string{TodoWriteName, SubmitPlanName}
 
-// PlanAllowlist returns the names of the built-in tools allowed in Plan Mode.
-func PlanAllowlist() []string { return slices.Clone(planAllowlist) }
-
-// GateFor returns the tool gate of a mode, with readOnlyTools added to the
-// Plan-Mode allowlist. It is NewGate(mode, WithReadOnlyTools(readOnlyTools...)):
-// without a workspace, bash's paths are not sandboxed; use NewGate with
-// WithWorkspace for that.
+// GateFor returns the tool gate of a mode, with readOnlyTools allowed while
+// planning. It is NewGate(mode, WithReadOnlyTools(readOnlyTools...)).
 func GateFor(mode Mode, readOnlyTools ...string) tool.Gate {
 	return NewGate(mode, WithReadOnlyTools(readOnlyTools...))
 }
@@ -40,10 +31,27 @@ func GateFor(mode Mode, readOnlyTools ...string) tool.Gate {
 // GateOption configures NewGate.
 type GateOption func(*modeGate)
 
-// WithReadOnlyTools adds tools (for example read-only MCP tools) to the
-// Plan-Mode allowlist.
+// WithReadOnlyTools allows tools that change nothing (tool.ReadOnly) while
+// planning: the file readers, skills, read-only MCP tools.
 func WithReadOnlyTools(names ...string) GateOption {
 	return func(g *modeGate) { g.extra = append(g.extra, names...) }
+}
+
+// WithShellTools allows, while planning, tools that take a shell command in
+// a "command" field and can run it read-only (tool.ReadOnlyCapable: bash in
+// the kernel sandbox). Each command must also pass shellgate.Check, the
+// early and friendly refusal of obvious writers; the sandbox is the
+// boundary.
+func WithShellTools(names ...string) GateOption {
+	return func(g *modeGate) {
+		if g.shell == nil {
+			g.shell = map[string]bool{}
+		}
+		for _, n := range names {
+			g.shell[n] = true
+			g.extra = append(g.extra, n)
+		}
+	}
 }
 
 // WithWorkspace sandboxes what bash may read in Plan Mode: every path a
@@ -58,9 +66,10 @@ func WithWorkspace(ws *tool.Workspace) GateOption {
 // refuses a call to anything else — a model can name a tool it saw earlier in
 // the history, and the prompt is never what keeps Plan Mode read-only.
 //
-// In Plan Mode the allowlist is PlanAllowlist plus WithReadOnlyTools, and
-// bash runs only commands shellgate.Check accepts: read-only, and reading
-// only inside the WithWorkspace sandbox when one is given. In every other
+// In Plan Mode the allowlist is todo_write and submit_plan plus
+// WithReadOnlyTools and WithShellTools, and a shell tool runs only commands
+// shellgate.Check accepts: read-only, and reading only inside the
+// WithWorkspace sandbox when one is given. In every other
 // mode every tool is allowed except submit_plan, which only means something
 // while planning.
 func NewGate(mode Mode, opts ...GateOption) tool.Gate {
@@ -82,7 +91,8 @@ func NewGate(mode Mode, opts ...GateOption) tool.Gate {
 
 type modeGate struct {
 	mode    Mode
-	extra   []string        // WithReadOnlyTools
+	extra   []string        // WithReadOnlyTools, WithShellTools
+	shell   map[string]bool // WithShellTools
 	ws      *tool.Workspace // WithWorkspace; nil: bash paths are not sandboxed
 	allowed map[string]bool // Plan Mode only
 }
@@ -104,7 +114,7 @@ func (g *modeGate) Check(name string, input json.RawMessage) error {
 			"Explore with %s, then call submit_plan with a title, content and steps; the changes are made after the user approves",
 			name, strings.Join(g.readTools(), ", "))
 	}
-	if g.mode == ModePlan && name == BashName {
+	if g.mode == ModePlan && g.shell[name] {
 		command, err := bashCommand(input)
 		if err == nil {
 			err = shellgate.Check(command, shellgate.WithWorkspace(g.ws))

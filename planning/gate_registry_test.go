@@ -29,7 +29,7 @@ func TestPlanGateThroughRegistry(t *testing.T) {
 	read := tool.New("read_file", "reads", func(context.Context, pathInput) (tool.Result, error) {
 		return tool.Text("content"), nil
 	}, tool.AsReadOnly())
-	bash := tool.New(BashName, "runs", func(context.Context, struct {
+	bash := tool.New("bash", "runs", func(context.Context, struct {
 		Command string `json:"command"`
 	}) (tool.Result, error) {
 		ran.Add(1)
@@ -41,12 +41,14 @@ func TestPlanGateThroughRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	plan := GateFor(ModePlan)
+	// The engine names tools by their properties: read_file is read-only,
+	// bash can run a command read-only.
+	plan := NewGate(ModePlan, WithReadOnlyTools("read_file"), WithShellTools("bash"))
 	var names []string
 	for _, d := range reg.Definitions(plan) {
 		names = append(names, d.Name)
 	}
-	if want := []string{"read_file", BashName, TodoWriteName, SubmitPlanName}; !slices.Equal(names, want) {
+	if want := []string{"read_file", "bash", TodoWriteName, SubmitPlanName}; !slices.Equal(names, want) {
 		t.Fatalf("Plan Mode definitions = %v, want %v", names, want)
 	}
 
@@ -54,11 +56,11 @@ func TestPlanGateThroughRegistry(t *testing.T) {
 	if !res.IsError || wrote.Load() != 0 || !strings.Contains(res.Output, "Plan Mode") {
 		t.Fatalf("forced write_file in Plan Mode: %+v, executions %d", res, wrote.Load())
 	}
-	res = reg.Execute(context.Background(), plan, llm.ToolCall{ID: "2", Name: BashName, Input: bashInput("cat > f <<EOF\nx\nEOF")})
+	res = reg.Execute(context.Background(), plan, llm.ToolCall{ID: "2", Name: "bash", Input: bashInput("cat > f <<EOF\nx\nEOF")})
 	if !res.IsError || ran.Load() != 0 {
 		t.Fatalf("writing bash in Plan Mode: %+v, executions %d", res, ran.Load())
 	}
-	res = reg.Execute(context.Background(), plan, llm.ToolCall{ID: "3", Name: BashName, Input: bashInput("ls -la | head")})
+	res = reg.Execute(context.Background(), plan, llm.ToolCall{ID: "3", Name: "bash", Input: bashInput("ls -la | head")})
 	if res.IsError || ran.Load() != 1 {
 		t.Fatalf("read-only bash in Plan Mode: %+v", res)
 	}

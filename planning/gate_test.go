@@ -12,8 +12,8 @@ func bashInput(cmd string) json.RawMessage {
 }
 
 func TestGateForPlanMode(t *testing.T) {
-	g := GateFor(ModePlan, "mcp_search")
-	for _, name := range []string{"read_file", "list_files", "search_files", "glob", "use_skill", TodoWriteName, SubmitPlanName, BashName, "mcp_search"} {
+	g := NewGate(ModePlan, WithReadOnlyTools("read_file", "list_files", "search_files", "glob", "use_skill", "mcp_search"), WithShellTools("bash"))
+	for _, name := range []string{"read_file", "list_files", "search_files", "glob", "use_skill", TodoWriteName, SubmitPlanName, "bash", "mcp_search"} {
 		if !g.Visible(name) {
 			t.Errorf("%s should be visible in Plan Mode", name)
 		}
@@ -32,17 +32,33 @@ func TestGateForPlanMode(t *testing.T) {
 			}
 		}
 	}
-	if err := g.Check(BashName, bashInput("git status && ls")); err != nil {
+	if err := g.Check("bash", bashInput("git status && ls")); err != nil {
 		t.Errorf("a read-only bash command was refused: %v", err)
 	}
-	err := g.Check(BashName, bashInput("echo x > f"))
+	err := g.Check("bash", bashInput("echo x > f"))
 	if err == nil || !strings.Contains(err.Error(), "read-only bash") || !strings.Contains(err.Error(), "submit_plan") {
 		t.Errorf("a writing bash command: %v", err)
 	}
 }
 
+// Only tools named by their properties are allowed while planning: no
+// built-in name is allowed by itself.
+func TestPlanGateKnowsNoToolNames(t *testing.T) {
+	g := NewGate(ModePlan)
+	for _, name := range []string{"read_file", "bash", "glob", "write_file"} {
+		if g.Visible(name) || g.Check(name, bashInput("ls")) == nil {
+			t.Errorf("%s is allowed while planning without being named read-only or shell", name)
+		}
+	}
+	// A read-only tool is not a shell tool: its input is not parsed as a command.
+	ro := NewGate(ModePlan, WithReadOnlyTools("bash"))
+	if err := ro.Check("bash", bashInput("echo x > f")); err != nil {
+		t.Errorf("a tool named read-only gets no command gate: %v", err)
+	}
+}
+
 func TestGateForBashInputTricks(t *testing.T) {
-	g := GateFor(ModePlan)
+	g := NewGate(ModePlan, WithShellTools("bash"))
 	for _, in := range []string{
 		`{"command":"ls","Command":"rm -rf x"}`,
 		`{"command":"ls","COMMAND":"rm -rf x"}`,
@@ -51,11 +67,11 @@ func TestGateForBashInputTricks(t *testing.T) {
 		`not json`,
 		`{"command":"ls","command":"rm x"}`, // encoding/json keeps the last: rm x
 	} {
-		if err := g.Check(BashName, json.RawMessage(in)); err == nil {
+		if err := g.Check("bash", json.RawMessage(in)); err == nil {
 			t.Errorf("Check(bash, %s) = nil, want refusal", in)
 		}
 	}
-	if err := g.Check(BashName, json.RawMessage(`{"command":"ls","timeout_secs":5}`)); err != nil {
+	if err := g.Check("bash", json.RawMessage(`{"command":"ls","timeout_secs":5}`)); err != nil {
 		t.Errorf("extra bash fields should not matter: %v", err)
 	}
 }
@@ -63,7 +79,7 @@ func TestGateForBashInputTricks(t *testing.T) {
 func TestGateForOtherModes(t *testing.T) {
 	for _, m := range []Mode{ModeDefault, ModeAutoEdit} {
 		g := GateFor(m)
-		for _, name := range []string{"write_file", "edit_file", BashName, TodoWriteName, "read_file"} {
+		for _, name := range []string{"write_file", "edit_file", "bash", TodoWriteName, "read_file"} {
 			if !g.Visible(name) || g.Check(name, bashInput("rm -rf build")) != nil {
 				t.Errorf("%v: %s should be allowed", m, name)
 			}

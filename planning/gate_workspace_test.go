@@ -25,29 +25,29 @@ func TestNewGateWithWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := NewGate(ModePlan, WithWorkspace(ws), WithReadOnlyTools("mcp_search"))
+	g := NewGate(ModePlan, WithWorkspace(ws), WithReadOnlyTools("mcp_search"), WithShellTools("bash"))
 	if !g.Visible("mcp_search") || g.Visible("write_file") {
 		t.Error("WithReadOnlyTools was not applied")
 	}
-	if err := g.Check(BashName, bashInput("grep -rn foo . | head")); err != nil {
+	if err := g.Check("bash", bashInput("grep -rn foo . | head")); err != nil {
 		t.Errorf("a read inside the workspace was refused: %v", err)
 	}
-	err = g.Check(BashName, bashInput("cat .ssh/id_rsa"))
+	err = g.Check("bash", bashInput("cat .ssh/id_rsa"))
 	for _, f := range []string{"only read inside the workspace", "holds credentials", ws.Root(), "read_file"} {
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("refusal %v should mention %q", err, f)
 		}
 	}
-	err = g.Check(BashName, bashInput("echo x > f"))
+	err = g.Check("bash", bashInput("echo x > f"))
 	if err == nil || !strings.Contains(err.Error(), "read-only bash") {
 		t.Errorf("a writing command: %v", err)
 	}
 	// Other modes do not gate bash, workspace or not.
-	if err := NewGate(ModeDefault, WithWorkspace(ws)).Check(BashName, bashInput("cat /etc/passwd")); err != nil {
+	if err := NewGate(ModeDefault, WithWorkspace(ws)).Check("bash", bashInput("cat /etc/passwd")); err != nil {
 		t.Errorf("Default mode: %v", err)
 	}
 	// GateFor keeps its old meaning: no workspace check.
-	if err := GateFor(ModePlan).Check(BashName, bashInput("cat /etc/passwd")); err != nil {
+	if err := NewGate(ModePlan, WithShellTools("bash")).Check("bash", bashInput("cat /etc/passwd")); err != nil {
 		t.Errorf("GateFor without a workspace: %v", err)
 	}
 }

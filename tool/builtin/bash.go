@@ -129,14 +129,19 @@ func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 	return b
 }
 
-// Contained reports whether the kernel sandbox confines this tool's
-// commands: what they can write and reach is then bounded by the workdir,
-// whatever the command line says.
-func (b *Bash) Contained() bool { return b.sb != nil && b.sb.Support().Available }
+// Contained reports whether the kernel sandbox bounds what this tool's
+// commands can do outside Plan Mode: write only the workdir and reach no
+// network. With the network allowed ([sandbox] network) they could send the
+// workdir anywhere, so they are not contained.
+func (b *Bash) Contained() bool { return b.confined() && !b.sb.Network() }
 
 // CanRunReadOnly reports whether the tool can honour a read-only context:
-// confined by the sandbox, or explicitly allowed to rely on a parse gate.
-func (b *Bash) CanRunReadOnly() bool { return b.Contained() || b.gateOnly }
+// confined by the sandbox (whose read-only policy never has the network),
+// or explicitly allowed to rely on a parse gate.
+func (b *Bash) CanRunReadOnly() bool { return b.confined() || b.gateOnly }
+
+// confined reports whether commands run in the kernel sandbox.
+func (b *Bash) confined() bool { return b.sb != nil && b.sb.Support().Available }
 
 // Timeout implements tool.TimeoutOverride: the command's own limit plus the
 // time it takes to kill it, so the Registry does not cut it short.
@@ -248,7 +253,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 // the command must not run at all; cleanup kills what the command leaves
 // behind and removes its scratch space.
 func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func() []string, refused string, err error) {
-	if b.Contained() {
+	if b.confined() {
 		p, err := b.sb.Start(cmd, policy)
 		if err != nil {
 			return nil, "", err

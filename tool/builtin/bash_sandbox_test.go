@@ -124,3 +124,25 @@ func TestBashScrubsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// With the network allowed, bash is no longer contained outside Plan Mode
+// (Default asks), but it still runs read-only while planning.
+func TestBashWithNetworkIsNotContained(t *testing.T) {
+	if sup := sandbox.Probe(); !sup.Available {
+		t.Skipf("no kernel sandbox here: %s", sup.Reason)
+	}
+	ws, dir := newWS(t)
+	sb, err := sandbox.New(dir, sandbox.WithNetwork(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBash(ws, WithSandbox(sb))
+	if b.Contained() || !b.CanRunReadOnly() {
+		t.Errorf("network allowed: Contained=%v CanRunReadOnly=%v, want false, true", b.Contained(), b.CanRunReadOnly())
+	}
+	ro := sandbox.ContextWithPolicy(context.Background(), sandbox.ReadOnly)
+	runBash(t, ro, b, "echo x > planted")
+	if _, err := os.Stat(filepath.Join(dir, "planted")); err == nil {
+		t.Error("a read-only call wrote with the network allowed")
+	}
+}
