@@ -29,6 +29,7 @@ const (
 type tuiFlags struct {
 	resume string
 	cont   bool
+	mouse  bool
 }
 
 // addTUIFlags adds --resume and --continue to the root command (the TUI).
@@ -36,6 +37,7 @@ func addTUIFlags(root *cobra.Command) *tuiFlags {
 	f := &tuiFlags{}
 	root.Flags().StringVar(&f.resume, "resume", "", "open the TUI on the session with this id (or unique id prefix)")
 	root.Flags().BoolVar(&f.cont, "continue", false, "open the TUI on the latest session of this workdir")
+	root.Flags().BoolVar(&f.mouse, "mouse", false, "capture the mouse for wheel scrolling (the transcript can then not be selected and copied)")
 	return f
 }
 
@@ -68,6 +70,7 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	defer rt.Close()
 	opts := rt.tuiOptions(ctx)
 	opts.ResumeID = tf.resume
+	opts.Mouse = tf.mouse
 	if tf.cont {
 		list, err := rt.store.List(ctx, session.ListOptions{Workdir: c.Workdir, Limit: 1})
 		if err != nil {

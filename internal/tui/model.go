@@ -231,7 +231,9 @@ func (m *model) bottomPane() string {
 func (m *model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	if m.opts.Mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "harness9"
 	v.SetContent(m.render())
 	return v

@@ -85,6 +85,10 @@ type Options struct {
 	// shown in red ("SANDBOX OFF", "NO SANDBOX").
 	SandboxEnforced bool
 	SandboxLabel    string
+	// Mouse captures the mouse for wheel scrolling. Off by default, so the
+	// transcript can be selected and copied with the terminal's own mouse
+	// handling (PgUp/PgDn scroll either way).
+	Mouse bool
 	// ContextWindow is the model's window in tokens, used for the context
 	// gauge until the engine reports usage.
 	ContextWindow int
