@@ -101,13 +101,10 @@ func nearest(ws *tool.Workspace, path string) (file, dir string, ok bool) {
 	}
 }
 
-// agentsHookTools are the tools whose "path" argument names a file the model
-// is about to work on.
-var agentsHookTools = map[string]bool{"read_file": true, "write_file": true, "edit_file": true}
-
 // NestedAgentsHook returns a hook for the run loop to call after each tool
-// call. When a successful read_file, write_file or edit_file call touches a
-// file below a subdirectory of workdir holding its own AGENTS.md (the nearest
+// call. When a successful call whose "path" argument names a file or
+// directory (read_file, edit_file, list_files and any tool that takes one:
+// tools are known by their input, not their name) touches something below a subdirectory of workdir holding its own AGENTS.md (the nearest
 // one wins), that file's content, capped at max bytes, is appended to the
 // result, once per AGENTS.md for the hook's lifetime (make one hook per
 // session). The workdir's own AGENTS.md is never appended; it is in the
@@ -117,7 +114,7 @@ func NestedAgentsHook(workdir string, max int) func(toolName string, input json.
 	var mu sync.Mutex
 	shown := map[string]bool{}
 	return func(toolName string, input json.RawMessage, result *tool.Result) {
-		if wsErr != nil || !agentsHookTools[toolName] || result == nil || result.IsError {
+		if wsErr != nil || result == nil || result.IsError {
 			return
 		}
 		var in struct {

@@ -90,8 +90,11 @@ func TestNestedAgentsHook(t *testing.T) {
 	if got := run("read_file", "svc/a.go", true); got != "ok" {
 		t.Errorf("appended to an error result: %q", got)
 	}
-	if got := run("bash", "svc/a.go", false); got != "ok" {
-		t.Errorf("appended for bash: %q", got)
+	bashIn, _ := json.Marshal(map[string]string{"command": "cat svc/a.go"})
+	bashRes := tool.Result{Output: "ok"}
+	hook("bash", bashIn, &bashRes)
+	if bashRes.Output != "ok" {
+		t.Errorf("appended for a call without a path argument: %q", bashRes.Output)
 	}
 	if got := run("edit_file", "svc/a.go", false); got != "ok\n\n[AGENTS.md from svc]\nsvc notes: run go test ./svc/..." {
 		t.Errorf("first svc call = %q", got)
