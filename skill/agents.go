@@ -103,9 +103,9 @@ func nearest(ws *tool.Workspace, path string) (file, dir string, ok bool) {
 
 // NestedAgentsHook returns a hook for the run loop to call after each tool
 // call. When a successful call whose "path" argument names a file or
-// directory (read_file, edit_file, list_files and any tool that takes one:
-// tools are known by their input, not their name) touches something below a subdirectory of workdir holding its own AGENTS.md (the nearest
-// one wins), that file's content, capped at max bytes, is appended to the
+// directory (tools are known by their input, not their name) touches
+// something below a subdirectory of workdir holding its own AGENTS.md (the
+// nearest one wins), that file's content, capped at max bytes, is appended to the
 // result, once per AGENTS.md for the hook's lifetime (make one hook per
 // session). The workdir's own AGENTS.md is never appended; it is in the
 // system prompt already. The hook is safe for concurrent use.
