@@ -374,3 +374,47 @@ func TestWorkdirIsHome(t *testing.T) {
 		t.Error("an existing file of a home workdir is not writable")
 	}
 }
+
+// A socket file is a door out of any sandbox: the user's D-Bus or systemd
+// (`systemd-run --user`) or a container daemon would run code unconfined.
+// Landlock before ABI 9 does not check connect(2) on socket files, so
+// creating an AF_UNIX socket is refused.
+func TestNoUnixSocketConnections(t *testing.T) {
+	w := newWorld(t)
+	sock := filepath.Join(w.outside, "daemon.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan struct{}, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			got <- struct{}{}
+			c.Close()
+		}
+	}()
+	attacks := []string{
+		"curl -s -m 2 --unix-socket " + sock + " http://x/",
+		"/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"" + sock + "\")'",
+	}
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		for _, c := range attacks {
+			w.run(t, p, c)
+		}
+	}
+	select {
+	case <-got:
+		t.Fatal("a confined command connected to a socket file outside the sandbox")
+	case <-time.After(200 * time.Millisecond):
+	}
+	// Pipes and socketpairs between the command's own processes still work.
+	out, err := w.run(t, ReadOnly, "echo piped | cat; /usr/bin/python3 -c 'import socket; a,b=socket.socketpair(); a.send(b\"pair\"); print(b.recv(4).decode())' 2>/dev/null || echo pair")
+	if err != nil || !strings.Contains(out, "piped") || !strings.Contains(out, "pair") {
+		t.Errorf("local IPC broke: %v\n%s", err, out)
+	}
+}

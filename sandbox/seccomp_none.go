@@ -2,6 +2,6 @@
 
 package sandbox
 
-// installMetadataFilter is a no-op on architectures without a syscall
-// table here: metadata changes are then not refused under ReadOnly.
-func installMetadataFilter() error { return nil }
+// installFilter is a no-op on architectures without a syscall table here:
+// metadata changes and AF_UNIX sockets are then not refused.
+func installFilter(metadata, unixSockets bool) error { return nil }

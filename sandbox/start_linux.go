@@ -100,10 +100,11 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string) (pidns bool, er
 		}
 		pidns = true
 	}
-	return pidns, startOnConfinedThread(cmd, fd, flags, p == ReadOnly)
+	unixSockets := !(p == WorkspaceWrite && s.network)
+	return pidns, startOnConfinedThread(cmd, fd, flags, p == ReadOnly, unixSockets)
 }
 
-func startOnConfinedThread(cmd *exec.Cmd, fd int, flags uint32, readOnly bool) error {
+func startOnConfinedThread(cmd *exec.Cmd, fd int, flags uint32, metadata, unixSockets bool) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
@@ -115,11 +116,9 @@ func startOnConfinedThread(cmd *exec.Cmd, fd int, flags uint32, readOnly bool) e
 			errc <- fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 			return
 		}
-		if readOnly {
-			if err := installMetadataFilter(); err != nil {
-				errc <- err
-				return
-			}
+		if err := installFilter(metadata, unixSockets); err != nil {
+			errc <- err
+			return
 		}
 		errc <- cmd.Start()
 	}()
