@@ -305,6 +305,8 @@ func TestWorkspaceWriteProtectsGitHooksAndConfig(t *testing.T) {
 		"echo '[core] fsmonitor = touch pwned' >> .git/config",
 		"mv .git/config .git/config.old; echo '[core]' > .git/config",
 		"rm -rf .git/hooks; mkdir .git/hooks; echo x > .git/hooks/pre-commit",
+		"mkdir -p .git/modules/sub/hooks && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/modules/sub/config && echo x > .git/modules/sub/hooks/post-checkout",
+		"mkdir -p .git/worktrees/w && echo '[core] fsmonitor = touch pwned' > .git/worktrees/w/config.worktree",
 	} {
 		w.run(t, WorkspaceWrite, c)
 	}
@@ -313,6 +315,11 @@ func TestWorkspaceWriteProtectsGitHooksAndConfig(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(cfg); string(after) != string(before) {
 		t.Errorf(".git/config changed:\n%s", after)
+	}
+	for _, p := range []string{".git/modules/sub/config", ".git/modules/sub/hooks/post-checkout", ".git/worktrees/w/config.worktree"} {
+		if _, err := os.Stat(filepath.Join(w.work, p)); err == nil {
+			t.Errorf("a confined command planted %s", p)
+		}
 	}
 	out, err := w.run(t, WorkspaceWrite, "git -c user.name=t -c user.email=t@t commit -qam work && git log --oneline | head -1")
 	if err != nil || !strings.Contains(out, "work") {
