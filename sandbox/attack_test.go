@@ -23,6 +23,7 @@ var writeAttacks = []string{
 	"ln -s a.txt l",
 	"ln a.txt hard",
 	"chmod 600 a.txt",
+	"touch a.txt; touch -d 2001-01-01 a.txt; touch -r /etc/hostname a.txt",
 	"truncate -s 0 a.txt",
 	"sed -i s/alpha/pwned/ a.txt",
 	"sed ':a e touch pwned' a.txt",

@@ -116,7 +116,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			b, _ := os.ReadFile(p)
 			body = string(b)
 		}
-		m[p] = fi.Mode().String() + "|" + body
+		m[p] = fi.Mode().String() + "|" + fi.ModTime().String() + "|" + body
 		return nil
 	})
 	if err != nil {

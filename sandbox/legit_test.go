@@ -33,7 +33,7 @@ func TestReadOnlyRunsWhatPlannersNeed(t *testing.T) {
 		"go version":                           "go version",
 		"go list ./...":                        "example.com/m",
 		"go doc fmt.Println":                   "Println",
-		"echo $HOME; ls -la ~; touch $TMPDIR/ok && echo scratch-ok":         "scratch-ok",
+		"echo $HOME; ls -la ~; echo x > $TMPDIR/ok && echo scratch-ok":      "scratch-ok",
 		"diff <(echo a) <(echo b); echo diffed":                             "diffed",
 		"git config --get user.name; git config --list | head -3; echo cfg": "cfg",
 	}

@@ -10,14 +10,15 @@ import (
 )
 
 // metadataSyscalls change a file without writing its content: permissions,
-// ownership and extended attributes. Landlock does not cover them, so under
-// ReadOnly a seccomp filter refuses them with EPERM (a planner's `chmod` or
-// `setfattr` must change nothing either). Timestamps are left alone: `touch`
-// sets them on every file it creates in the scratch directory, and a seccomp
-// filter cannot tell that file from one in the workdir.
+// ownership, timestamps and extended attributes. Landlock does not cover
+// them, so under ReadOnly a seccomp filter refuses them with EPERM: a
+// planner's `chmod`, `touch` of an existing file or `setfattr` must change
+// nothing either. The cost: `touch` of a new file in the scratch directory
+// creates it but reports that it could not set its times.
 var metadataSyscalls = append([]uintptr{
 	unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2,
 	unix.SYS_FCHOWN, unix.SYS_FCHOWNAT,
+	unix.SYS_UTIMENSAT,
 	unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT,
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
 }, archMetadataSyscalls...)
