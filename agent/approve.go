@@ -23,13 +23,13 @@ var ErrNothingToContinue = errors.New("agent: no approved plan to continue")
 // every write, edit and bash call wait for the user. It creates the task
 // directory (PLAN.md, TODO.md) when the engine keeps plan files, emits
 // Approved, and runs auto-execution rounds until every todo is done
-// (Done{StatusCompleted}) or progress stalls (Done{StatusStalled}). Each
+// (Done{RunCompleted}) or progress stalls (Done{RunStalled}). Each
 // round is one run of the loop; its events are forwarded, with an ExecRound
 // event before it.
 func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
 		if err := planning.CheckExecMode(mode); err != nil {
-			return StatusError, fmt.Errorf("agent: %w", err)
+			return RunError, fmt.Errorf("agent: %w", err)
 		}
 		e.loadState(ctx)
 		e.mu.Lock()
@@ -37,17 +37,17 @@ func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event
 		_, refused := planning.Next(status, planning.ActionApprove)
 		if e.sess == nil || refused != nil || plan == nil {
 			e.mu.Unlock()
-			return StatusError, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
+			return RunError, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
 		}
 		e.mu.Unlock()
 		// The stream reports the mode the execution runs in, not the Plan
 		// mode the plan was made in.
 		if !s.emit(e.startedIn(mode)) {
-			return StatusCancelled, context.Canceled
+			return RunCancelled, context.Canceled
 		}
 		dir, err := e.createTaskDir(*plan)
 		if err != nil {
-			return StatusError, err
+			return RunError, err
 		}
 		e.mu.Lock()
 		err = e.flow.Approve(mode, dir)
@@ -58,12 +58,12 @@ func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event
 		e.mode = mode
 		e.mu.Unlock()
 		if err != nil {
-			return StatusError, fmt.Errorf("agent: %w", err)
+			return RunError, fmt.Errorf("agent: %w", err)
 		}
 		e.saveState(ctx)
 		e.syncSessionMode(ctx)
 		if !s.emit(Approved{TaskDir: dir}) {
-			return StatusCancelled, context.Canceled
+			return RunCancelled, context.Canceled
 		}
 		return e.execute(ctx, s, false)
 	})
@@ -100,14 +100,14 @@ func (e *Engine) Continue(ctx context.Context) iter.Seq[Event] {
 		e.mu.Unlock()
 		if err != nil {
 			if status == planning.StatusAwaitingApproval {
-				return StatusError, fmt.Errorf("%w: the plan has not been approved yet (approve it first)", ErrNothingToContinue)
+				return RunError, fmt.Errorf("%w: the plan has not been approved yet (approve it first)", ErrNothingToContinue)
 			}
-			return StatusError, fmt.Errorf("%w (status: %s)", ErrNothingToContinue, status)
+			return RunError, fmt.Errorf("%w (status: %s)", ErrNothingToContinue, status)
 		}
 		e.saveState(ctx)
 		e.syncSessionMode(ctx)
 		if !s.emit(e.started()) {
-			return StatusCancelled, context.Canceled
+			return RunCancelled, context.Canceled
 		}
 		return e.execute(ctx, s, true)
 	})
@@ -162,7 +162,7 @@ func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatu
 		switch {
 		case s.stopped:
 			return context.Canceled
-		case status == StatusCancelled, status == StatusError:
+		case status == RunCancelled, status == RunError:
 			if err == nil {
 				err = errors.New(string(status))
 			}
@@ -184,19 +184,19 @@ func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatu
 	if err != nil {
 		e.saveState(ctx)
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-			return StatusCancelled, err
+			return RunCancelled, err
 		}
-		return StatusError, err
+		return RunError, err
 	}
 	e.mu.Lock()
 	err = e.flow.Complete(outcome)
 	e.mu.Unlock()
 	if err != nil {
-		return StatusError, fmt.Errorf("agent: %w", err)
+		return RunError, fmt.Errorf("agent: %w", err)
 	}
-	result := StatusCompleted
+	result := RunCompleted
 	if outcome == planning.ExecStalled {
-		result = StatusStalled
+		result = RunStalled
 	}
 	e.saveState(ctx)
 	return result, nil

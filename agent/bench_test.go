@@ -65,7 +65,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		}
 		total += time.Since(start)
 		b.StopTimer()
-		if status != agent.StatusCompleted {
+		if status != agent.RunCompleted {
 			b.Fatalf("run ended %s", status)
 		}
 		_ = store.Close()

@@ -56,7 +56,7 @@ func TestCompaction200Turns(t *testing.T) {
 	}
 	eng := h.engine(agent.WithCompactor(compact.New(summariser, "m")), agent.WithContextWindow(window), agent.WithMaxTurns(turns+1))
 	evs := drain(t, eng.Run(context.Background(), "port every handler"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	comps := ofType[agent.Compacted](evs)
 	if len(comps) == 0 {

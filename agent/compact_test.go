@@ -27,7 +27,7 @@ func TestAutomaticCompaction(t *testing.T) {
 	summariser := scripted.New(scripted.Turn{Text: "Goal: list files.\nProgress: listed them."})
 	eng := h.engine(agent.WithCompactor(compact.New(summariser, "m", compact.WithKeepRecent(2))), agent.WithContextWindow(1000))
 	evs := drain(t, eng.Run(context.Background(), "list files a lot"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	comp := ofType[agent.Compacted](evs)
 	if len(comp) != 1 || comp[0].BeforeTokens <= comp[0].AfterTokens {
@@ -67,7 +67,7 @@ func TestAutomaticCompaction(t *testing.T) {
 		}},
 	)
 	again := h.engine(agent.WithSession(eng.SessionID()), agent.WithContextWindow(100000))
-	wantDone(t, drain(t, again.Run(context.Background(), "and now?")), agent.StatusCompleted)
+	wantDone(t, drain(t, again.Run(context.Background(), "and now?")), agent.RunCompleted)
 }
 
 func TestManualCompact(t *testing.T) {
@@ -79,18 +79,18 @@ func TestManualCompact(t *testing.T) {
 	summariser := scripted.New(scripted.Turn{Text: "Goal: steps."})
 	eng := h.engine(agent.WithCompactor(compact.New(summariser, "m", compact.WithKeepRecent(2))))
 
-	if evs := drain(t, eng.Compact(context.Background())); doneOf(evs).Status != agent.StatusError {
+	if evs := drain(t, eng.Compact(context.Background())); doneOf(evs).Status != agent.RunError {
 		t.Errorf("compacting an empty session ended %s", doneOf(evs).Status)
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "go")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "go")), agent.RunCompleted)
 	evs := drain(t, eng.Compact(context.Background()))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if len(ofType[agent.Compacted](evs)) != 1 || eng.Compaction() == nil {
 		t.Fatalf("no compaction: %s", dump(evs))
 	}
 
 	bare := h.engine()
-	wantDone(t, drain(t, bare.Run(context.Background(), "hi")), agent.StatusError) // script exhausted
+	wantDone(t, drain(t, bare.Run(context.Background(), "hi")), agent.RunError) // script exhausted
 	d := doneOf(drain(t, bare.Compact(context.Background())))
 	if !errors.Is(d.Err, agent.ErrNoCompactor) {
 		t.Errorf("Compact without a compactor: %v", d.Err)

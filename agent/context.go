@@ -112,22 +112,22 @@ func (e *Engine) compactNow(ctx context.Context, s *stream) error {
 }
 
 // Compact summarises the older history now (the /compact command). The
-// stream ends with Done{StatusCompleted}, or StatusError when there is
+// stream ends with Done{RunCompleted}, or RunError when there is
 // nothing to compact or no compactor.
 func (e *Engine) Compact(ctx context.Context) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
 		if e.SessionID() == "" {
-			return StatusError, errors.New("agent: nothing to compact yet")
+			return RunError, errors.New("agent: nothing to compact yet")
 		}
 		if !s.emit(e.started()) {
-			return StatusCancelled, context.Canceled
+			return RunCancelled, context.Canceled
 		}
 		if err := e.compactNow(ctx, s); err != nil {
 			if ctx.Err() != nil {
-				return StatusCancelled, ctx.Err()
+				return RunCancelled, ctx.Err()
 			}
-			return StatusError, fmt.Errorf("agent: compaction failed: %w", err)
+			return RunError, fmt.Errorf("agent: compaction failed: %w", err)
 		}
-		return StatusCompleted, nil
+		return RunCompleted, nil
 	})
 }

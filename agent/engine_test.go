@@ -27,7 +27,7 @@ func TestMultiTurnToolUse(t *testing.T) {
 	)
 	eng := h.engine()
 	evs := drain(t, eng.Run(context.Background(), "Create notes/hello.txt\nwith a greeting"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	start, ok := evs[0].(agent.SessionStarted)
 	if !ok || start.SessionID == "" || start.Workdir != eng.Workdir() || start.Mode != planning.ModeDefault {
@@ -92,13 +92,13 @@ func TestResumeContinuesTheConversation(t *testing.T) {
 		scripted.Turn{Text: "You said hello.", Match: func(r llm.Request) bool { return len(r.Messages) == 3 }},
 	)
 	first := h.engine()
-	wantDone(t, drain(t, first.Run(context.Background(), "hello")), agent.StatusCompleted)
+	wantDone(t, drain(t, first.Run(context.Background(), "hello")), agent.RunCompleted)
 
 	second := h.engine(agent.WithSession(first.SessionID()[:8]))
 	if second.SessionID() != first.SessionID() || len(second.History()) != 2 {
 		t.Fatalf("resumed %q with %d messages", second.SessionID(), len(second.History()))
 	}
-	wantDone(t, drain(t, second.Run(context.Background(), "what did I say?")), agent.StatusCompleted)
+	wantDone(t, drain(t, second.Run(context.Background(), "what did I say?")), agent.RunCompleted)
 	if n := len(h.messages(first.SessionID())); n != 4 {
 		t.Errorf("stored %d messages, want 4", n)
 	}
@@ -111,7 +111,7 @@ func TestMaxTurns(t *testing.T) {
 	loop := scripted.Turn{Text: "again", Calls: scripted.Calls(scripted.Call("list_files", nil))}
 	h := newHarness(t, loop, loop, loop)
 	eng := h.engine(agent.WithMaxTurns(2))
-	wantDone(t, drain(t, eng.Run(context.Background(), "loop forever")), agent.StatusMaxTurns)
+	wantDone(t, drain(t, eng.Run(context.Background(), "loop forever")), agent.RunMaxTurns)
 	if h.p.Remaining() != 1 {
 		t.Errorf("the model was called %d times, want 2", 3-h.p.Remaining())
 	}
@@ -137,7 +137,7 @@ func TestCancelMidStream(t *testing.T) {
 		}
 	}
 	checkFraming(t, evs)
-	d := wantDone(t, evs, agent.StatusCancelled)
+	d := wantDone(t, evs, agent.RunCancelled)
 	if !errors.Is(d.Err, context.Canceled) {
 		t.Errorf("Done.Err = %v", d.Err)
 	}
@@ -172,7 +172,7 @@ func TestCancelMidTool(t *testing.T) {
 		}
 	}()
 	evs := drain(t, eng.Run(ctx, "run it"))
-	wantDone(t, evs, agent.StatusCancelled)
+	wantDone(t, evs, agent.RunCancelled)
 	if _, ok := h.file("after.txt"); ok {
 		t.Error("a call after the cancelled one ran")
 	}
@@ -209,7 +209,7 @@ func TestToolFailuresGoBackToTheModel(t *testing.T) {
 			h.extra = []tool.Tool{panicky}
 			eng := h.engine()
 			evs := drain(t, eng.Run(context.Background(), "try"))
-			wantDone(t, evs, agent.StatusCompleted)
+			wantDone(t, evs, agent.RunCompleted)
 			res := resultsOf(evs)
 			if len(res) != 1 || !res[0].IsError || !strings.Contains(res[0].Output, c.want) {
 				t.Fatalf("results = %+v", res)
@@ -229,7 +229,7 @@ func TestProviderError(t *testing.T) {
 	)
 	eng := h.engine()
 	evs := drain(t, eng.Run(context.Background(), "please"))
-	d := wantDone(t, evs, agent.StatusError)
+	d := wantDone(t, evs, agent.RunError)
 	if d.Err == nil || !strings.Contains(d.Err.Error(), "503") {
 		t.Errorf("Done.Err = %v", d.Err)
 	}
@@ -262,7 +262,7 @@ func TestConsumerBreakStopsTheRun(t *testing.T) {
 	if len(msgs) != 3 || msgs[2].Role != llm.RoleTool {
 		t.Fatalf("stored = %+v, want the call answered", msgs)
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "again")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "again")), agent.RunCompleted)
 }
 
 func TestSecondRunWhileBusy(t *testing.T) {
@@ -273,7 +273,7 @@ func TestSecondRunWhileBusy(t *testing.T) {
 	for ev := range eng.Run(ctx, "one") {
 		if _, ok := ev.(agent.TextDelta); ok {
 			evs := drain(t, eng.Run(context.Background(), "two"))
-			d := wantDone(t, evs, agent.StatusError)
+			d := wantDone(t, evs, agent.RunError)
 			if !errors.Is(d.Err, agent.ErrBusy) {
 				t.Errorf("Done.Err = %v", d.Err)
 			}
@@ -288,7 +288,7 @@ func TestNoStoreKeepsHistoryInMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "hi")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "hi")), agent.RunCompleted)
 	if eng.SessionID() == "" || len(eng.History()) != 2 {
 		t.Errorf("id %q, history %+v", eng.SessionID(), eng.History())
 	}
@@ -307,7 +307,7 @@ func TestPlanFilesLandInTheWorkdir(t *testing.T) {
 		scripted.Turn{Text: "ok"},
 	)
 	eng := h.engine()
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.RunCompleted)
 	pf := eng.PlanFile()
 	if !strings.HasPrefix(pf, filepath.Join(h.dir, ".harness9", "plans")) {
 		t.Fatalf("plan file %q is not under the workdir's .harness9/plans", pf)
@@ -342,7 +342,7 @@ func TestReadOnlyCallsRunConcurrently(t *testing.T) {
 	h.extra = []tool.Tool{meet}
 	eng := h.engine(agent.WithToolTimeout(time.Minute))
 	evs := drain(t, eng.Run(context.Background(), "meet"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	res := resultsOf(evs)
 	if len(res) != 2 || res[0].Output != "met a" || res[1].Output != "met b" {
 		t.Fatalf("results = %+v", res)
@@ -362,7 +362,7 @@ func TestPanicInTheLoopEndsWithErrorAndSavesState(t *testing.T) {
 		scripted.Turn{Text: "noted"},
 	)
 	first := h.engine()
-	wantDone(t, drain(t, first.Run(context.Background(), "remember")), agent.StatusCompleted)
+	wantDone(t, drain(t, first.Run(context.Background(), "remember")), agent.RunCompleted)
 
 	eng, err := agent.New(&panicProvider{}, agent.WithStore(h.store), agent.WithSession(first.SessionID()),
 		agent.WithWorkdir(h.dir), agent.WithPlanFiles(h.home))
@@ -370,7 +370,7 @@ func TestPanicInTheLoopEndsWithErrorAndSavesState(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := drain(t, eng.Run(context.Background(), "crash"))
-	d := wantDone(t, evs, agent.StatusError)
+	d := wantDone(t, evs, agent.RunError)
 	if d.Err == nil || !strings.Contains(d.Err.Error(), "provider bug") {
 		t.Errorf("Done.Err = %v", d.Err)
 	}
@@ -393,7 +393,7 @@ func TestToolEndTurnStopsWithoutAnotherModelCall(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Calls: scripted.Calls(scripted.Call("handoff", nil))}, scripted.Turn{Text: "never"})
 	h.extra = []tool.Tool{stop}
 	eng := h.engine()
-	wantDone(t, drain(t, eng.Run(context.Background(), "hand off")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "hand off")), agent.RunCompleted)
 	if h.p.Remaining() != 1 || eng.Status() != planning.StatusIdle {
 		t.Errorf("remaining %d, status %s", h.p.Remaining(), eng.Status())
 	}
@@ -404,7 +404,7 @@ func TestToolEndTurnStopsWithoutAnotherModelCall(t *testing.T) {
 func TestResumeRefusesASessionOfAnotherWorkdir(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Text: "hello"})
 	first := h.engine()
-	wantDone(t, drain(t, first.Run(context.Background(), "hi")), agent.StatusCompleted)
+	wantDone(t, drain(t, first.Run(context.Background(), "hi")), agent.RunCompleted)
 	id := first.SessionID()
 
 	other := t.TempDir()

@@ -18,12 +18,12 @@ type RunStatus string
 
 // The final statuses of a run, as reported by the Done event and the CLI.
 const (
-	StatusCompleted        RunStatus = "completed"
-	StatusAwaitingApproval RunStatus = "awaiting_approval"
-	StatusStalled          RunStatus = "stalled"
-	StatusMaxTurns         RunStatus = "max_turns"
-	StatusCancelled        RunStatus = "cancelled"
-	StatusError            RunStatus = "error"
+	RunCompleted        RunStatus = "completed"
+	RunAwaitingApproval RunStatus = "awaiting_approval"
+	RunStalled          RunStatus = "stalled"
+	RunMaxTurns         RunStatus = "max_turns"
+	RunCancelled        RunStatus = "cancelled"
+	RunError            RunStatus = "error"
 )
 
 // SessionStarted opens every run's stream.
@@ -91,10 +91,10 @@ type UsageUpdate struct {
 	ContextWindow int
 }
 
-// Error reports a failure; a Done event with StatusError follows.
+// Error reports a failure; a Done event with RunError follows.
 type Error struct{ Message string }
 
-// Done closes a run's stream. Err explains StatusError and StatusCancelled
+// Done closes a run's stream. Err explains RunError and RunCancelled
 // (for example the provider's error, or context.Canceled).
 type Done struct {
 	Status RunStatus

@@ -81,7 +81,7 @@ func TestTodosSurviveAProcessKill(t *testing.T) {
 		line := sc.Text()
 		if rest, ok := strings.CutPrefix(line, "RUN1 "); ok {
 			status, sid, _ := strings.Cut(rest, " ")
-			if status != string(agent.StatusCompleted) {
+			if status != string(agent.RunCompleted) {
 				t.Errorf("first run ended %s", status)
 			}
 			id = sid
@@ -126,7 +126,7 @@ func TestTodosSurviveAProcessKill(t *testing.T) {
 	if len(got) != 2 || got[0].Status != planning.TodoInProgress || got[1].Status != planning.TodoPending {
 		t.Fatalf("todos after the kill = %+v", got)
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "carry on")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "carry on")), agent.RunCompleted)
 	msgs := h.messages(id)
 	var interrupted bool
 	for _, m := range msgs {

@@ -17,17 +17,17 @@ import (
 // calling tools, the turn limit is reached, the run is cancelled or fails.
 // The stream starts with SessionStarted and ends with Done. In Plan mode the
 // prompt is wrapped in planning's Plan-Mode instructions and a submitted
-// plan ends the run with StatusAwaitingApproval.
+// plan ends the run with RunAwaitingApproval.
 func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
 		// The mode is snapshotted once: SetMode from another goroutine
 		// does not change the tools of a loop already running (seed 000).
 		mode := e.Mode()
 		if err := e.ensureSession(ctx, prompt); err != nil {
-			return StatusError, err
+			return RunError, err
 		}
 		if !s.emit(e.startedIn(mode)) {
-			return StatusCancelled, context.Canceled
+			return RunCancelled, context.Canceled
 		}
 		return e.loop(ctx, s, prompt, mode)
 	})
@@ -55,12 +55,12 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
-			status, err = StatusError, fmt.Errorf("agent: internal error: %v", p)
+			status, err = RunError, fmt.Errorf("agent: internal error: %v", p)
 		}
 		e.leave(ctx)
 	}()
 	if err := l.addPrompt(ctx, prompt); err != nil {
-		return StatusError, err
+		return RunError, err
 	}
 	for range e.cfg.maxTurns {
 		if err := l.maybeCompact(ctx); err != nil {
@@ -71,7 +71,7 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 			return l.modelFailed(ctx, resp, err)
 		}
 		if err := e.appendMessage(ctx, resp.Message); err != nil {
-			return StatusError, err
+			return RunError, err
 		}
 		if len(resp.Message.ToolCalls) == 0 {
 			return l.finish(), nil
@@ -79,16 +79,16 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 		end, err := l.runTools(ctx, resp.Message.ToolCalls)
 		switch {
 		case err != nil:
-			return StatusError, err
+			return RunError, err
 		case ctx.Err() != nil:
-			return StatusCancelled, ctx.Err()
+			return RunCancelled, ctx.Err()
 		case end && e.Status() == planning.StatusAwaitingApproval:
-			return StatusAwaitingApproval, nil
+			return RunAwaitingApproval, nil
 		case end:
-			return StatusCompleted, nil
+			return RunCompleted, nil
 		}
 	}
-	return StatusMaxTurns, nil
+	return RunMaxTurns, nil
 }
 
 // enter fixes the loop's tools for its mode, reloads planning state from
@@ -190,9 +190,9 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 		}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return StatusCancelled, err
+		return RunCancelled, err
 	}
-	return StatusError, fmt.Errorf("agent: the model call failed: %w", err)
+	return RunError, fmt.Errorf("agent: the model call failed: %w", err)
 }
 
 // finish decides how a loop whose model stopped calling tools ends. A Plan
@@ -200,11 +200,11 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 // plan: it is submitted on the model's behalf (the seeds' fallback).
 func (l *turnLoop) finish() RunStatus {
 	if l.mode != planning.ModePlan || l.e.Status() == planning.StatusAwaitingApproval {
-		return StatusCompleted
+		return RunCompleted
 	}
 	todos := l.e.todos.Read()
 	if _, active, _ := planning.Progress(todos); active == 0 {
-		return StatusCompleted
+		return RunCompleted
 	}
 	plan := planning.FallbackPlan(todos, l.text)
 	if prev := l.e.Plan(); prev != nil && l.refining {
@@ -215,10 +215,10 @@ func (l *turnLoop) finish() RunStatus {
 	}
 	if err := l.e.submit(plan); err != nil {
 		l.e.log.Warn("agent: the fallback plan was not submitted", "err", err)
-		return StatusCompleted
+		return RunCompleted
 	}
 	l.s.emit(PlanSubmitted{Plan: *l.e.Plan()})
-	return StatusAwaitingApproval
+	return RunAwaitingApproval
 }
 
 // submit records a plan awaiting approval (submit_plan's callback and the

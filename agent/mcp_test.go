@@ -61,7 +61,7 @@ func TestPlanModeMCPToolsNeedReadOnlyHint(t *testing.T) {
 	h.extra = m.Tools()
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	evs := drain(t, eng.Run(context.Background(), "look things up"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	names := toolNames(h.p.Requests()[0])
 	if !slices.Contains(names, lookup) || slices.Contains(names, store) {
@@ -77,7 +77,7 @@ func TestPlanModeMCPToolsNeedReadOnlyHint(t *testing.T) {
 
 	h.p.Add(scripted.Turn{Text: "both"})
 	eng.SetMode(planning.ModeDefault)
-	wantDone(t, drain(t, eng.Run(context.Background(), "and now?")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "and now?")), agent.RunCompleted)
 	names = toolNames(h.p.Requests()[2])
 	if !slices.Contains(names, lookup) || !slices.Contains(names, store) {
 		t.Errorf("default-mode tools %v lack an MCP tool", names)

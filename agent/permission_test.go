@@ -71,7 +71,7 @@ func TestModeDefaultsByProperty(t *testing.T) {
 			h.extra = append(mcpServer(t, &writes).Tools(), deleter(&deletes))
 			eng := h.engine(agent.WithMode(c.mode))
 			evs, asked := answering(t, eng.Run(context.Background(), "go"), agent.Deny)
-			wantDone(t, evs, agent.StatusCompleted)
+			wantDone(t, evs, agent.RunCompleted)
 			if strings.Join(asked, ",") != strings.Join(c.asked, ",") {
 				t.Errorf("asked about %v, want %v", asked, c.asked)
 			}
@@ -117,7 +117,7 @@ func TestRulesBeforeModeDefaults(t *testing.T) {
 	}
 	eng := h.engine(agent.WithMode(planning.ModeAutoEdit), agent.WithPermissions(rs))
 	evs, asked := answering(t, eng.Run(context.Background(), "go"), agent.Deny)
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if writes.Load() != 1 {
 		t.Errorf("the allowed MCP tool ran %d times, want 1", writes.Load())
 	}
@@ -162,7 +162,7 @@ func TestAllowProjectAddsARule(t *testing.T) {
 	eng := h.engine(agent.WithMode(planning.ModeAutoEdit), agent.WithPermissions(rs),
 		agent.WithPermissionStore(func(rules []string) error { saved = append(saved, rules...); return nil }))
 	evs, asked := answering(t, eng.Run(context.Background(), "go"), agent.AllowProject)
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if strings.Join(asked, ",") != "delete_file,write_file" {
 		t.Errorf("asked about %v; want delete_file once, then write_file (x.txt)", asked)
 	}

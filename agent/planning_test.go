@@ -27,7 +27,7 @@ func TestPlanModeHidesAndRefusesWriteTools(t *testing.T) {
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	evs := drain(t, eng.Run(context.Background(), "change things"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	req := h.p.Requests()[0]
 	names := toolNames(req)
@@ -70,11 +70,11 @@ func TestSetModeDoesNotAffectARunningLoop(t *testing.T) {
 			eng.SetMode(planning.ModeDefault) // as the TUI's Shift+Tab would, mid-run
 		}
 	}
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if eng.Mode() != planning.ModeDefault {
 		t.Fatalf("Mode = %s", eng.Mode())
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "go")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "go")), agent.RunCompleted)
 }
 
 func TestSubmitPlanEndsTheLoop(t *testing.T) {
@@ -87,7 +87,7 @@ func TestSubmitPlanEndsTheLoop(t *testing.T) {
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	evs := drain(t, eng.Run(context.Background(), "plan a greeting"))
-	wantDone(t, evs, agent.StatusAwaitingApproval)
+	wantDone(t, evs, agent.RunAwaitingApproval)
 	if n := len(h.p.Requests()); n != 1 {
 		t.Fatalf("the model was called %d times after submit_plan", n)
 	}
@@ -121,7 +121,7 @@ func TestFallbackPlan(t *testing.T) {
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	evs := drain(t, eng.Run(context.Background(), "plan a parser"))
-	wantDone(t, evs, agent.StatusAwaitingApproval)
+	wantDone(t, evs, agent.RunAwaitingApproval)
 	plans := ofType[agent.PlanSubmitted](evs)
 	if len(plans) != 1 || !strings.Contains(plans[0].Plan.Title, "Parser plan") {
 		t.Fatalf("PlanSubmitted = %+v", plans)
@@ -143,9 +143,9 @@ func TestRefiningWithoutResubmitKeepsThePlan(t *testing.T) {
 		scripted.Turn{Text: "Still the same plan, with docs added."},
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.StatusAwaitingApproval)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.RunAwaitingApproval)
 	evs := drain(t, eng.Run(context.Background(), "also document it"))
-	wantDone(t, evs, agent.StatusAwaitingApproval)
+	wantDone(t, evs, agent.RunAwaitingApproval)
 	p := eng.Plan()
 	if p == nil || p.Title != "Parser plan" || len(p.Steps) != 3 || p.Steps[2] != "document the parser" {
 		t.Fatalf("plan after refining = %+v", p)
@@ -155,7 +155,7 @@ func TestRefiningWithoutResubmitKeepsThePlan(t *testing.T) {
 func TestNoFallbackWithoutActiveTodos(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Text: "Just an answer."})
 	eng := h.engine(agent.WithMode(planning.ModePlan))
-	wantDone(t, drain(t, eng.Run(context.Background(), "what is this?")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "what is this?")), agent.RunCompleted)
 	if eng.Status() != planning.StatusIdle {
 		t.Errorf("status = %s", eng.Status())
 	}
@@ -173,11 +173,11 @@ func TestEvidenceGateAcrossAContinuationRun(t *testing.T) {
 			scripted.Turn{Text: "done"},
 		)
 		first := h.engine()
-		wantDone(t, drain(t, first.Run(context.Background(), "start")), agent.StatusCompleted)
+		wantDone(t, drain(t, first.Run(context.Background(), "start")), agent.RunCompleted)
 
 		second := h.engine(agent.WithSession(first.SessionID()))
 		evs := drain(t, second.Run(context.Background(), "continue"))
-		wantDone(t, evs, agent.StatusCompleted)
+		wantDone(t, evs, agent.RunCompleted)
 		res := resultsOf(evs)
 		if len(res) != 3 || !res[0].IsError || res[1].IsError || res[2].IsError {
 			t.Fatalf("results = %+v; want the claim refused, the write done, then the claim accepted", res)
@@ -195,10 +195,10 @@ func TestEvidenceGateAcrossAContinuationRun(t *testing.T) {
 			scripted.Turn{Text: "done"},
 		)
 		first := h.engine()
-		wantDone(t, drain(t, first.Run(context.Background(), "start")), agent.StatusCompleted)
+		wantDone(t, drain(t, first.Run(context.Background(), "start")), agent.RunCompleted)
 		second := h.engine(agent.WithSession(first.SessionID()))
 		evs := drain(t, second.Run(context.Background(), "continue"))
-		wantDone(t, evs, agent.StatusCompleted)
+		wantDone(t, evs, agent.RunCompleted)
 		if res := resultsOf(evs); len(res) != 1 || res[0].IsError {
 			t.Fatalf("results = %+v; the evidence counter was not restored", res)
 		}
@@ -211,7 +211,7 @@ func planned(t *testing.T, h *harness, steps ...string) *agent.Engine {
 	t.Helper()
 	h.p.Add(scripted.Turn{Calls: scripted.Calls(submitCall("Greeting files", steps...))})
 	eng := h.engine(agent.WithMode(planning.ModePlan))
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan the greeting files")), agent.StatusAwaitingApproval)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan the greeting files")), agent.RunAwaitingApproval)
 	return eng
 }
 
@@ -231,7 +231,7 @@ func TestApproveExecutesToCompletion(t *testing.T) {
 	// after `run --plan --approve never`.
 	eng = h.engine(agent.WithSession(eng.SessionID()))
 	evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	approved := ofType[agent.Approved](evs)
 	if len(approved) != 1 || approved[0].TaskDir == "" {
@@ -273,7 +273,7 @@ func TestApproveExecutesToCompletion(t *testing.T) {
 		t.Errorf("status %s, task dir %q, mode %s", eng.Status(), eng.TaskDir(), eng.Mode())
 	}
 	// Nothing is pending any more.
-	if evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault)); doneOf(evs).Status != agent.StatusError {
+	if evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault)); doneOf(evs).Status != agent.RunError {
 		t.Errorf("second Approve ended %s", doneOf(evs).Status)
 	}
 }
@@ -295,7 +295,7 @@ func TestStallAfterThreeRoundsWithoutProgress(t *testing.T) {
 		h.p.Add(flip(n), scripted.Turn{Text: "working on it"})
 	}
 	evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault))
-	wantDone(t, evs, agent.StatusStalled)
+	wantDone(t, evs, agent.RunStalled)
 	if rounds := ofType[agent.ExecRound](evs); len(rounds) != 3 {
 		t.Errorf("%d rounds ran, want exactly 3", len(rounds))
 	}
@@ -318,7 +318,7 @@ func TestStallAfterThreeRoundsWithoutProgress(t *testing.T) {
 		scripted.Turn{Text: "done"},
 	)
 	evs = drain(t, reloaded.Continue(context.Background()))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 }
 
 func TestAutoEditAsksBeforeEachEdit(t *testing.T) {
@@ -348,7 +348,7 @@ func TestAutoEditAsksBeforeEachEdit(t *testing.T) {
 			req.Respond(agent.AllowSession, "")
 		}
 	}
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if len(asked) != 3 {
 		t.Fatalf("asked %d times, want 3 (the second edit_file was allowed for the session)", len(asked))
 	}
@@ -379,7 +379,7 @@ func TestUnansweredApprovalIsCancelled(t *testing.T) {
 			cancel() // the user closed the dialog by pressing Ctrl+C
 		}
 	}
-	wantDone(t, evs, agent.StatusCancelled)
+	wantDone(t, evs, agent.RunCancelled)
 	if _, ok := h.file("x.txt"); ok {
 		t.Error("the unanswered write ran")
 	}
@@ -421,7 +421,7 @@ func TestApproveWithConfirmEditsAsksForEachWrite(t *testing.T) {
 		}
 	}
 	checkFraming(t, evs)
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if asked != 1 || eng.Mode() != planning.ModeAutoEdit {
 		t.Errorf("asked %d times, mode %s", asked, eng.Mode())
 	}
@@ -450,13 +450,13 @@ func TestFallbackAfterAFinishedPlanDoesNotReuseItsTitle(t *testing.T) {
 		scripted.Turn{Text: "Cache plan\nAdd an LRU cache in front of the parser."},
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.StatusAwaitingApproval)
-	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan a parser")), agent.RunAwaitingApproval)
+	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.RunCompleted)
 	if eng.Status() != planning.StatusIdle {
 		t.Fatalf("status after execution = %s", eng.Status())
 	}
 	eng.SetMode(planning.ModePlan)
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan a cache")), agent.StatusAwaitingApproval)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan a cache")), agent.RunAwaitingApproval)
 	p := eng.Plan()
 	if p == nil || p.Title != "Cache plan" || !strings.Contains(p.Content, "LRU") {
 		t.Fatalf("fallback plan after a finished one = %+v, want the title and content of the new reply", p)
@@ -485,7 +485,7 @@ func TestWithPlanWriterReceivesEveryList(t *testing.T) {
 	good, bad := &recordingWriter{}, &recordingWriter{err: errors.New("tracker unreachable")}
 	eng := h.engine(agent.WithMode(planning.ModePlan), agent.WithPlanWriter(good), agent.WithPlanWriter(bad))
 	evs := drain(t, eng.Run(context.Background(), "plan"))
-	wantDone(t, evs, agent.StatusAwaitingApproval)
+	wantDone(t, evs, agent.RunAwaitingApproval)
 	if len(good.lists) != 2 || len(bad.lists) != 2 {
 		t.Fatalf("writers got %d and %d lists, want 2 each", len(good.lists), len(bad.lists))
 	}

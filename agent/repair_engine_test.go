@@ -63,7 +63,7 @@ func TestResumeRepairsAnInterleavedHistory(t *testing.T) {
 	}
 	h.p.Add(scripted.Turn{Text: "fine", Match: acceptable})
 	eng := h.engine(agent.WithSession(s.ID))
-	wantDone(t, drain(t, eng.Run(ctx, "go on")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(ctx, "go on")), agent.RunCompleted)
 
 	msgs := h.messages(s.ID)
 	answers := map[string]int{}
@@ -81,7 +81,7 @@ func TestResumeRepairsAnInterleavedHistory(t *testing.T) {
 func TestSessionClaimRefusesABusySession(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Text: "one"})
 	eng := h.engine()
-	wantDone(t, drain(t, eng.Run(context.Background(), "hi")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "hi")), agent.RunCompleted)
 	id := eng.SessionID()
 	before := len(h.messages(id))
 	busy := &session.BusyError{SessionID: id, PID: 42}
@@ -105,7 +105,7 @@ func TestSessionClaimRefusesABusySession(t *testing.T) {
 		return nil
 	}))
 	h.p.Add(scripted.Turn{Text: "two"})
-	wantDone(t, drain(t, fresh.Run(context.Background(), "new")), agent.StatusCompleted)
+	wantDone(t, drain(t, fresh.Run(context.Background(), "new")), agent.RunCompleted)
 	if len(claimed) != 1 || claimed[0] != fresh.SessionID() {
 		t.Fatalf("claimed %v, want [%s]", claimed, fresh.SessionID())
 	}

@@ -150,7 +150,7 @@ func BenchmarkResume10000(b *testing.B) {
 				}
 				toFirst += p.at.Sub(start)
 				b.StopTimer()
-				if status != agent.StatusCompleted {
+				if status != agent.RunCompleted {
 					b.Fatalf("run ended %s", status)
 				}
 				want := n + 1

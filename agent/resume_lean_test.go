@@ -46,7 +46,7 @@ func TestResumeCompactedLoadsOnlyTheUncoveredMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	for ev := range eng.Run(context.Background(), "carry on") {
-		if d, ok := ev.(agent.Done); ok && d.Status != agent.StatusCompleted {
+		if d, ok := ev.(agent.Done); ok && d.Status != agent.RunCompleted {
 			t.Fatalf("run ended %s", d.Status)
 		}
 	}

@@ -64,7 +64,7 @@ func TestEvidenceGateConfigSwitch(t *testing.T) {
 			)
 			eng := h.engine(tc.opts...)
 			evs := drain(t, eng.Run(context.Background(), "go"))
-			wantDone(t, evs, agent.StatusCompleted)
+			wantDone(t, evs, agent.RunCompleted)
 			res := resultsOf(evs)
 			if len(res) != 2 || res[0].IsError {
 				t.Fatalf("results = %+v", res)
@@ -126,12 +126,12 @@ func TestStateSavedOnEveryExitPath(t *testing.T) {
 		panics bool // the provider panics on the third call
 		want   agent.RunStatus
 	}{
-		{name: "normal", last: []scripted.Turn{{Text: "written"}}, want: agent.StatusCompleted},
-		{name: "max turns", opts: []agent.Option{agent.WithMaxTurns(2)}, want: agent.StatusMaxTurns},
-		{name: "cancel", cancel: true, want: agent.StatusCancelled},
-		{name: "provider error", last: []scripted.Turn{{Err: errors.New("502 bad gateway")}}, want: agent.StatusError},
-		{name: "panic in a tool", last: []scripted.Turn{{Calls: scripted.Calls(scripted.Call("explode", nil))}, {Text: "it blew up"}}, want: agent.StatusCompleted},
-		{name: "panic in the loop", panics: true, want: agent.StatusError},
+		{name: "normal", last: []scripted.Turn{{Text: "written"}}, want: agent.RunCompleted},
+		{name: "max turns", opts: []agent.Option{agent.WithMaxTurns(2)}, want: agent.RunMaxTurns},
+		{name: "cancel", cancel: true, want: agent.RunCancelled},
+		{name: "provider error", last: []scripted.Turn{{Err: errors.New("502 bad gateway")}}, want: agent.RunError},
+		{name: "panic in a tool", last: []scripted.Turn{{Calls: scripted.Calls(scripted.Call("explode", nil))}, {Text: "it blew up"}}, want: agent.RunCompleted},
+		{name: "panic in the loop", panics: true, want: agent.RunError},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -179,7 +179,7 @@ func TestStateSavedOnEveryExitPath(t *testing.T) {
 				t.Errorf("status after %s = %s, want idle", c.name, again.Status())
 			}
 			evs = drain(t, again.Run(context.Background(), "mark it done"))
-			wantDone(t, evs, agent.StatusCompleted)
+			wantDone(t, evs, agent.RunCompleted)
 			if res := resultsOf(evs); len(res) != 1 || res[0].IsError {
 				t.Fatalf("after %s the evidence of the write was lost: %+v", c.name, res)
 			}
@@ -192,7 +192,7 @@ func TestStateSavedOnEveryExitPath(t *testing.T) {
 func TestUserPromptSurvivesAFailedFirstCall(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Err: errors.New("401 unauthorized")})
 	eng := h.engine()
-	wantDone(t, drain(t, eng.Run(context.Background(), "the precious prompt")), agent.StatusError)
+	wantDone(t, drain(t, eng.Run(context.Background(), "the precious prompt")), agent.RunError)
 	msgs := h.messages(eng.SessionID())
 	if len(msgs) != 1 || msgs[0].Role != llm.RoleUser || msgs[0].Content != "the precious prompt" {
 		t.Fatalf("stored = %+v, want only the prompt", msgs)
@@ -251,7 +251,7 @@ func TestTodoFileIsLiveDuringExecution(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted), todo("2", "create b.txt", planning.TodoCompleted)))},
 		scripted.Turn{Text: "done"},
 	)
-	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.RunCompleted)
 	if !strings.Contains(mid, "- [x] create a.txt\n- [>] create b.txt\n") || !strings.Contains(mid, "1/2 completed") {
 		t.Errorf("TODO.md mid-execution:\n%s", mid)
 	}
@@ -286,7 +286,7 @@ func TestSessionPlanFileRewrittenOnEveryTodoWrite(t *testing.T) {
 		scripted.Turn{Text: "ok"},
 	)
 	eng := h.engine()
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.RunCompleted)
 	if !strings.Contains(first, "- [ ] alpha\n- [ ] beta\n") {
 		t.Errorf("plan file after the first todo_write:\n%s", first)
 	}
@@ -318,7 +318,7 @@ func TestPlanFilesOutsideGitGoToHome(t *testing.T) {
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted)))},
 		scripted.Turn{Text: "done"},
 	)
-	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Approve(context.Background(), planning.ModeDefault)), agent.RunCompleted)
 	if dir := filepath.Dir(eng.PlanFile()); dir != filepath.Join(h.home, "plans") {
 		t.Errorf("plan file in %q, want %q", dir, filepath.Join(h.home, "plans"))
 	}
@@ -347,7 +347,7 @@ func TestPlanFileFailuresAreLoggedNotSentToTheModel(t *testing.T) {
 	h.p.Add(scripted.Turn{Calls: scripted.Calls(submitCall("Blocked files", "create a.txt"))})
 	eng := h.engine(agent.WithMode(planning.ModePlan), agent.WithLogger(logger))
 	evs := drain(t, eng.Run(context.Background(), "plan"))
-	wantDone(t, evs, agent.StatusAwaitingApproval)
+	wantDone(t, evs, agent.RunAwaitingApproval)
 	if res := resultsOf(evs); len(res) != 1 || res[0].IsError {
 		t.Fatalf("submit_plan with an unwritable plans dir: %+v", res)
 	}
@@ -371,7 +371,7 @@ func TestPlanFileFailuresAreLoggedNotSentToTheModel(t *testing.T) {
 		scripted.Turn{Text: "done"},
 	)
 	evs = drain(t, eng.Approve(context.Background(), planning.ModeDefault))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	for _, r := range resultsOf(evs) {
 		if r.IsError {
 			t.Errorf("%s failed: %s", r.Name, r.Output)
@@ -411,7 +411,7 @@ func TestApprovalResetsPlanningEvidence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.plan...)
 			eng := h.engine(agent.WithMode(planning.ModePlan))
-			wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.StatusAwaitingApproval)
+			wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.RunAwaitingApproval)
 			if strings.HasPrefix(tc.name, "submit_plan") {
 				// Keep refining: more reading, no new plan.
 				h.p.Add(
@@ -431,7 +431,7 @@ func TestApprovalResetsPlanningEvidence(t *testing.T) {
 				scripted.Turn{Text: "done"},
 			)
 			evs := drain(t, eng.Approve(context.Background(), planning.ModeDefault))
-			wantDone(t, evs, agent.StatusCompleted)
+			wantDone(t, evs, agent.RunCompleted)
 			res := resultsOf(evs)
 			if len(res) != 3 || !res[0].IsError || !strings.Contains(res[0].Output, "no evidence") || res[1].IsError || res[2].IsError {
 				t.Fatalf("results = %+v; want the claim refused, the write done, then the claim accepted", res)
@@ -451,7 +451,7 @@ func TestForcedWriteInPlanModeThroughEveryPath(t *testing.T) {
 	)
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	evs := drain(t, eng.Run(context.Background(), "try"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	for _, r := range resultsOf(evs) {
 		if (r.Name == "write_file" || r.Name == "edit_file") && (!r.IsError || !strings.Contains(r.Output, "not available in Plan Mode")) {
 			t.Errorf("%s in Plan Mode: %+v", r.Name, r)
@@ -489,14 +489,14 @@ func TestSetModeMidRunKeepsTheLoopsTools(t *testing.T) {
 			eng.SetMode(planning.ModePlan)
 		}
 	}
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 	if _, ok := h.file("a.txt"); !ok {
 		t.Fatal("the running Default loop lost write_file when the mode changed")
 	}
 	if s := ofType[agent.SessionStarted](evs); len(s) != 1 || s[0].Mode != planning.ModeDefault {
 		t.Errorf("SessionStarted = %+v", s)
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "plan")), agent.RunCompleted)
 }
 
 var planFileName = regexp.MustCompile(`^\d+-[0-9a-f]{8}\.md$`)
@@ -513,7 +513,7 @@ func TestPlanFileNameWithoutStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDone(t, drain(t, eng.Run(context.Background(), "x")), agent.StatusCompleted)
+	wantDone(t, drain(t, eng.Run(context.Background(), "x")), agent.RunCompleted)
 	if pf := eng.PlanFile(); filepath.Dir(pf) != filepath.Join(home, "plans") || !planFileName.MatchString(filepath.Base(pf)) {
 		t.Errorf("plan file = %q", pf)
 	}
@@ -528,7 +528,7 @@ func TestTodosLoadAtLoopStart(t *testing.T) {
 		scripted.Turn{Text: "noted"},
 	)
 	a := h.engine()
-	wantDone(t, drain(t, a.Run(context.Background(), "one")), agent.StatusCompleted)
+	wantDone(t, drain(t, a.Run(context.Background(), "one")), agent.RunCompleted)
 
 	h.p.Add(
 		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "old", planning.TodoInProgress), todo("2", "new", planning.TodoPending)))},
@@ -536,10 +536,10 @@ func TestTodosLoadAtLoopStart(t *testing.T) {
 	)
 	h.store = h.open()
 	b := h.engine(agent.WithSession(a.SessionID()))
-	wantDone(t, drain(t, b.Run(context.Background(), "two")), agent.StatusCompleted)
+	wantDone(t, drain(t, b.Run(context.Background(), "two")), agent.RunCompleted)
 
 	h.p.Add(scripted.Turn{Text: "just talking"})
-	wantDone(t, drain(t, a.Run(context.Background(), "three")), agent.StatusCompleted)
+	wantDone(t, drain(t, a.Run(context.Background(), "three")), agent.RunCompleted)
 	if got := a.Todos(); len(got) != 2 || got[0].Status != planning.TodoInProgress {
 		t.Fatalf("a's todos after its next run = %+v, want the list b wrote", got)
 	}

@@ -43,7 +43,7 @@ func TestPlanModeBashCannotReadOutsideTheWorkspace(t *testing.T) {
 	}
 	eng := h.engine(agent.WithMode(planning.ModePlan))
 	evs := drain(t, eng.Run(context.Background(), "look around"))
-	wantDone(t, evs, agent.StatusCompleted)
+	wantDone(t, evs, agent.RunCompleted)
 
 	res := resultsOf(evs)
 	if len(res) != 3 {

@@ -36,7 +36,7 @@ func (s *stream) emit(ev Event) bool {
 }
 
 // body is the work of one public call. It returns the final status; err
-// explains StatusError and StatusCancelled.
+// explains RunError and RunCancelled.
 type body func(ctx context.Context, s *stream) (RunStatus, error)
 
 // serve turns a body into an event sequence that always ends with Done,
@@ -45,7 +45,7 @@ func (e *Engine) serve(ctx context.Context, fn body) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		if !e.busy.CompareAndSwap(false, true) {
 			if yield(Error{Message: ErrBusy.Error()}) {
-				yield(Done{Status: StatusError, Err: ErrBusy})
+				yield(Done{Status: RunError, Err: ErrBusy})
 			}
 			return
 		}
@@ -54,20 +54,20 @@ func (e *Engine) serve(ctx context.Context, fn body) iter.Seq[Event] {
 		defer cancel()
 		s := &stream{yield: yield, cancel: cancel}
 		status, err := e.guard(ctx, s, fn)
-		if status == StatusError && err != nil {
+		if status == RunError && err != nil {
 			s.emit(Error{Message: err.Error()})
 		}
 		s.emit(Done{Status: status, Err: err})
 	}
 }
 
-// guard runs fn and turns a panic into StatusError, so a bug anywhere in
+// guard runs fn and turns a panic into RunError, so a bug anywhere in
 // the engine ends the stream properly instead of crashing the program.
 func (e *Engine) guard(ctx context.Context, s *stream, fn body) (status RunStatus, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
-			status, err = StatusError, fmt.Errorf("agent: internal error: %v", p)
+			status, err = RunError, fmt.Errorf("agent: internal error: %v", p)
 		}
 	}()
 	return fn(ctx, s)

@@ -144,7 +144,7 @@ func BenchmarkTurnAt(b *testing.B) {
 				}
 				timed += time.Since(start)
 				b.StopTimer()
-				if status != agent.StatusCompleted {
+				if status != agent.RunCompleted {
 					b.Fatalf("run ended %s", status)
 				}
 				if got := model.next.Load(); got != turnsPerRun {

@@ -209,10 +209,10 @@ func (h *headless) explainEnd(status agent.RunStatus) {
 		return
 	}
 	switch status {
-	case agent.StatusMaxTurns:
+	case agent.RunMaxTurns:
 		h.out.note("Stopped after %d model calls (--max-turns). Continue with: harness9 run --resume %s --max-turns N \"carry on\"",
 			h.maxTurns, id)
-	case agent.StatusStalled:
+	case agent.RunStalled:
 		h.out.note("Auto-execution stopped. Say what to do next with: harness9 run --resume %s \"PROMPT\", or retry it with: harness9 run --resume %s --approve auto", id, id)
 	}
 }
@@ -220,11 +220,11 @@ func (h *headless) explainEnd(status agent.RunStatus) {
 // exitFor maps a run's final status to the process exit code.
 func exitFor(s agent.RunStatus) error {
 	switch s {
-	case agent.StatusCompleted, agent.StatusAwaitingApproval:
+	case agent.RunCompleted, agent.RunAwaitingApproval:
 		return nil
-	case agent.StatusStalled:
+	case agent.RunStalled:
 		return silent(ExitStalled)
-	case agent.StatusCancelled:
+	case agent.RunCancelled:
 		return silent(ExitInterrupted)
 	default: // error, max_turns
 		return silent(ExitError)
@@ -268,7 +268,7 @@ func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent
 		h.eng.SetMode(planning.ModePlan)
 	}
 	status, err := h.play(ctx, h.eng.Run(ctx, prompt))
-	if err != nil || status != agent.StatusAwaitingApproval {
+	if err != nil || status != agent.RunAwaitingApproval {
 		return status, err
 	}
 	return h.afterPlan(ctx)
@@ -283,7 +283,7 @@ func (h *headless) afterPlan(ctx context.Context) (agent.RunStatus, error) {
 	case approveAsk:
 		c, err := h.askPlan(ctx)
 		if ctx.Err() != nil {
-			return agent.StatusCancelled, nil
+			return agent.RunCancelled, nil
 		}
 		if err != nil {
 			return "", err
@@ -297,10 +297,10 @@ func (h *headless) afterPlan(ctx context.Context) (agent.RunStatus, error) {
 	case start != nil:
 		return h.play(ctx, start(ctx))
 	case choice == planning.ReviewCancel:
-		return agent.StatusCompleted, nil
+		return agent.RunCompleted, nil
 	}
 	h.out.note("The plan awaits approval. Approve it later with: harness9 run --resume %s --approve auto", h.eng.SessionID())
-	return agent.StatusAwaitingApproval, nil
+	return agent.RunAwaitingApproval, nil
 }
 
 // line reads one answer from the terminal, or returns ctx's error when the
@@ -380,7 +380,7 @@ func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 
 // play writes a stream to the output and returns its final status.
 func (h *headless) play(ctx context.Context, events iter.Seq[agent.Event]) (agent.RunStatus, error) {
-	status := agent.StatusError
+	status := agent.RunError
 	for ev := range events {
 		if req, ok := ev.(*agent.ApprovalRequest); ok {
 			h.out.event(ev)

@@ -55,11 +55,11 @@ func play(t *testing.T, evs func(func(agent.Event) bool)) (text string, status a
 func TestRefineResubmitsThePlan(t *testing.T) {
 	d, eng := demoEngine(t)
 	ctx := context.Background()
-	if _, st := play(t, eng.Run(ctx, d.Prompt)); st != agent.StatusAwaitingApproval {
+	if _, st := play(t, eng.Run(ctx, d.Prompt)); st != agent.RunAwaitingApproval {
 		t.Fatalf("plan phase: %s", st)
 	}
 	text, st := play(t, eng.Run(ctx, "please also add a Makefile"))
-	if st != agent.StatusAwaitingApproval || eng.Mode() != planning.ModePlan {
+	if st != agent.RunAwaitingApproval || eng.Mode() != planning.ModePlan {
 		t.Fatalf("refine ended %s in mode %v", st, eng.Mode())
 	}
 	if !strings.Contains(text, "please also add a Makefile") || !strings.Contains(text, "scripted demo") {
@@ -74,7 +74,7 @@ func TestRefineResubmitsThePlan(t *testing.T) {
 		}
 	}
 	// Approving the refined plan still executes it completely.
-	if _, st := play(t, eng.Approve(ctx, planning.ModeDefault)); st != agent.StatusCompleted {
+	if _, st := play(t, eng.Approve(ctx, planning.ModeDefault)); st != agent.RunCompleted {
 		t.Fatalf("execution after refining: %s", st)
 	}
 	for path := range Files {
@@ -93,7 +93,7 @@ func TestPromptAfterTheEnd(t *testing.T) {
 	for _, mode := range []planning.Mode{planning.ModeDefault, planning.ModePlan} {
 		eng.SetMode(mode)
 		text, st := play(t, eng.Run(ctx, "now add a web server"))
-		if st != agent.StatusCompleted || !strings.Contains(text, "scripted demo") || strings.Contains(text, "scripted:") {
+		if st != agent.RunCompleted || !strings.Contains(text, "scripted demo") || strings.Contains(text, "scripted:") {
 			t.Errorf("%v: ended %s with %q", mode, st, text)
 		}
 	}

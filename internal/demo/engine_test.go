@@ -43,10 +43,10 @@ func TestHeadlessDemo(t *testing.T) {
 		}
 		return done
 	}
-	if done := last(eng.Run(ctx, d.Prompt)); done.Status != agent.StatusAwaitingApproval {
+	if done := last(eng.Run(ctx, d.Prompt)); done.Status != agent.RunAwaitingApproval {
 		t.Fatalf("plan phase ended %q, want awaiting_approval", done.Status)
 	}
-	if done := last(eng.Approve(ctx, planning.ModeDefault)); done.Status != agent.StatusCompleted {
+	if done := last(eng.Approve(ctx, planning.ModeDefault)); done.Status != agent.RunCompleted {
 		t.Fatalf("execution ended %q, want completed; todos %+v", done.Status, eng.Todos())
 	}
 	for path, want := range Files {

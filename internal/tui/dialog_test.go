@@ -133,7 +133,7 @@ func TestClosedReviewDoesNotReopen(t *testing.T) {
 	h.key("esc")
 	f.streams["continue"] = []agent.Event{
 		agent.Error{Message: "agent: no approved plan to continue: the plan has not been approved yet"},
-		agent.Done{Status: agent.StatusError},
+		agent.Done{Status: agent.RunError},
 	}
 	h.typeText("/continue")
 	h.key("enter")

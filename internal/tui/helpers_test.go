@@ -77,7 +77,7 @@ func (f *fakeEngine) replay(ctx context.Context, kind string) iter.Seq[agent.Eve
 		}
 		if block {
 			<-ctx.Done()
-			yield(agent.Done{Status: agent.StatusCancelled})
+			yield(agent.Done{Status: agent.RunCancelled})
 		}
 	}
 }

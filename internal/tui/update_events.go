@@ -103,13 +103,13 @@ func (m *model) finishText(text string) {
 
 func (m *model) handleDone(ev agent.Done) {
 	switch ev.Status {
-	case agent.StatusCancelled:
+	case agent.RunCancelled:
 		m.note("Cancelled. What was said so far and the todo list are saved.")
-	case agent.StatusMaxTurns:
+	case agent.RunMaxTurns:
 		m.tr.add(&block{kind: blockWarn, text: "⚠ The turn limit was reached; send a message to let the agent go on."})
-	case agent.StatusStalled:
+	case agent.RunStalled:
 		// The Stalled event already said it.
-	case agent.StatusError:
+	case agent.RunError:
 		if !m.sawError && ev.Err != nil { // normally an Error event said it
 			m.errorLine("✗ " + ev.Err.Error())
 		}

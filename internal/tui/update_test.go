@@ -28,7 +28,7 @@ func planned(t *testing.T) (*harness, *fakeEngine) {
 		agent.Approved{TaskDir: "/tmp/project/.harness9/tasks/1-hello"},
 		agent.ExecRound{Round: 1, Done: 0, Total: 3},
 		agent.Todos{Items: todos(planning.TodoCompleted, planning.TodoCompleted, planning.TodoCompleted)},
-		agent.Done{Status: agent.StatusCompleted},
+		agent.Done{Status: agent.RunCompleted},
 	}
 	h := newHarness(t, testOptions(f), 90, 30)
 	h.key("shift+tab")
@@ -257,7 +257,7 @@ func TestStreamingThenMarkdown(t *testing.T) {
 		agent.ToolResult{ID: "e", Name: "edit_file", Output: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n"},
 		agent.ToolCall{ID: "b", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)},
 		agent.ToolResult{ID: "b", Name: "bash", IsError: true, Output: "exit status 1\nFAIL"},
-		agent.Done{Status: agent.StatusCompleted},
+		agent.Done{Status: agent.RunCompleted},
 	}
 	h := newHarness(t, testOptions(f), 80, 30)
 	h.typeText("go")
@@ -279,7 +279,7 @@ func TestWheelScrolls(t *testing.T) {
 	for i := range 40 {
 		evs = append(evs, agent.Text{Text: "message " + itoa(i)})
 	}
-	f.streams["run"] = append(evs, agent.Done{Status: agent.StatusCompleted})
+	f.streams["run"] = append(evs, agent.Done{Status: agent.RunCompleted})
 	h := newHarness(t, testOptions(f), 80, 20)
 	h.typeText("go")
 	h.key("enter")

@@ -56,7 +56,7 @@ func reviewAt(t *testing.T, w, hgt int) (*harness, *fakeEngine) {
 	f.streams["run"] = []agent.Event{
 		agent.SessionStarted{SessionID: "0123456789abcdef", Mode: planning.ModePlan},
 		agent.PlanSubmitted{Plan: p},
-		agent.Done{Status: agent.StatusAwaitingApproval},
+		agent.Done{Status: agent.RunAwaitingApproval},
 	}
 	h := newHarness(t, testOptions(f), w, hgt)
 	h.key("shift+tab")
@@ -167,7 +167,7 @@ func TestGoldenResumePickerSizes(t *testing.T) {
 func TestGoldenGoCodeKeepsTabs(t *testing.T) {
 	f := newFake()
 	reply := "Here it is:\n\n```go\nfunc main() {\n\tif ok {\n\t\tfmt.Println(\"hi\")\n\t}\n}\n```\n"
-	f.streams["run"] = []agent.Event{agent.TextDelta{Text: reply}, agent.Text{Text: reply}, agent.Done{Status: agent.StatusCompleted}}
+	f.streams["run"] = []agent.Event{agent.TextDelta{Text: reply}, agent.Text{Text: reply}, agent.Done{Status: agent.RunCompleted}}
 	h := newHarness(t, testOptions(f), 80, 24)
 	h.typeText("show me")
 	h.key("enter")

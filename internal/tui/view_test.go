@@ -34,7 +34,7 @@ func planEvents() []agent.Event {
 		agent.Todos{Items: todos(planning.TodoPending, planning.TodoPending, planning.TodoPending)},
 		agent.PlanSubmitted{Plan: p},
 		agent.UsageUpdate{ContextTokens: 70000, ContextWindow: 128000},
-		agent.Done{Status: agent.StatusAwaitingApproval},
+		agent.Done{Status: agent.RunAwaitingApproval},
 	}
 }
 
@@ -89,7 +89,7 @@ func TestGoldenTodoSnapshot(t *testing.T) {
 		agent.ToolCall{ID: "t1", Name: "todo_write", Input: json.RawMessage(`{"todos":[{},{},{},{}]}`)},
 		agent.ToolResult{ID: "t1", Name: "todo_write", Output: "[]"},
 		agent.Todos{Items: todos(planning.TodoCompleted, planning.TodoInProgress, planning.TodoPending, planning.TodoCancelled)},
-		agent.Done{Status: agent.StatusCompleted},
+		agent.Done{Status: agent.RunCompleted},
 	}
 	h := newHarness(t, testOptions(f), 80, 16)
 	h.typeText("go")
@@ -104,7 +104,7 @@ func TestGoldenStallWarning(t *testing.T) {
 		agent.ExecRound{Round: 4, Done: 1, Total: 3},
 		agent.Text{Text: "I am not sure how to go on."},
 		agent.Stalled{Rounds: 3},
-		agent.Done{Status: agent.StatusStalled},
+		agent.Done{Status: agent.RunStalled},
 	}
 	h := newHarness(t, testOptions(f), 90, 16)
 	h.typeText("/continue")
@@ -122,7 +122,7 @@ func TestGoldenResize(t *testing.T) {
 		evs = append(evs, agent.ToolCall{ID: itoa(i), Name: "read_file", Input: json.RawMessage(`{"path":"file` + itoa(i) + `.go"}`)},
 			agent.ToolResult{ID: itoa(i), Name: "read_file", Output: "     1\ta\n     2\tb\n", Summary: "read 2 lines"}) // the summary read_file gives
 	}
-	evs = append(evs, agent.Text{Text: strings.Repeat("A long closing paragraph that will wrap differently. ", 6)}, agent.Done{Status: agent.StatusCompleted})
+	evs = append(evs, agent.Text{Text: strings.Repeat("A long closing paragraph that will wrap differently. ", 6)}, agent.Done{Status: agent.RunCompleted})
 	f.streams["run"] = evs
 	h := newHarness(t, testOptions(f), 100, 20)
 	h.typeText("read everything")
