@@ -138,6 +138,10 @@ func (c *config) fill(p llm.Provider) error {
 	if c.modelLabel == "" {
 		c.modelLabel = p.Name() + "/" + c.model
 	}
+	if c.workdir == "" && c.workspace != nil {
+		// The workspace names the workdir: a program gives it once.
+		c.workdir = c.workspace.Root()
+	}
 	if c.workdir == "" {
 		wd, err := os.Getwd()
 		if err != nil {

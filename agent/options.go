@@ -111,10 +111,11 @@ func WithSessionClaim(claim func(ctx context.Context, sessionID string) error) O
 // directory). It decides where plan files land.
 func WithWorkdir(dir string) Option { return func(c *config) { c.workdir = dir } }
 
-// WithWorkspace sets the sandbox Plan Mode's bash gate checks paths
-// against: a Plan-Mode bash command may read only inside it (the file tools
-// get theirs from the caller, normally the same one). By default the engine
-// builds tool.NewWorkspace(workdir).
+// WithWorkspace gives the engine its workdir as the workspace the file
+// tools share: the workdir is the workspace's root unless WithWorkdir says
+// otherwise, and Plan Mode's bash gate checks paths against it. Give the
+// workdir once, this way; without either option the engine builds
+// tool.NewWorkspace of the current directory.
 func WithWorkspace(ws *tool.Workspace) Option { return func(c *config) { c.workspace = ws } }
 
 // WithPlanFiles turns on the engine's own files: the session's plan file

@@ -142,6 +142,7 @@ type wiring struct {
 	logger   *slog.Logger
 	sandbox  *sandbox.Sandbox  // nil when the user turned it off
 	perms    *permission.Rules // every engine's rules; always-allow answers add to them
+	ws       *tool.Workspace   // the workdir, given once: tools, sandbox and engine share it
 
 	// lockMu guards held: the lock of the session this process writes to
 	// (one at a time; the TUI moves it when the user switches sessions).
@@ -168,6 +169,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	for _, p := range c.Providers {
 		keyVars = append(keyVars, p.APIKeyEnv)
 	}
+	rt.ws = ws
 	if rt.sandbox, err = newSandbox(c, ws, os.Getenv); err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -279,7 +281,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithSystemPrompt(rt.system),
 		agent.WithTools(rt.tools...),
 		agent.WithStore(rt.store),
-		agent.WithWorkdir(c.Workdir),
+		agent.WithWorkspace(rt.ws),
 		agent.WithPlanFiles(c.Home),
 		agent.WithMaxTurns(c.MaxTurns),
 		agent.WithToolTimeout(c.ToolTimeout),

@@ -202,6 +202,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	if c.Workdir, err = filepath.Abs(wd); err != nil {
 		return nil, fmt.Errorf("workdir %q: %w", wd, err)
 	}
+	// The workdir is its real location: sessions, trust and the workspace
+	// all name it the same way, whichever symlinked path led here.
+	if real, err := filepath.EvalSymlinks(c.Workdir); err == nil {
+		c.Workdir = real
+	}
 	if st, err := os.Stat(c.Workdir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("workdir %s is not a directory (set it with -C/--workdir)", c.Workdir)
 	}
