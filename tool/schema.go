@@ -153,18 +153,44 @@ type FuncOption func(*funcTool)
 // AsReadOnly marks a tool built with New as read-only.
 func AsReadOnly() FuncOption { return func(t *funcTool) { t.readOnly = true } }
 
+// Spec is the static half of a tool: its name, its description and the
+// JSON Schema generated from its typed input. Embed it in a tool struct
+// (the built-in tools do) or let New do it for a plain function.
+type Spec struct {
+	name, description string
+	schema            json.RawMessage
+}
+
+// NewSpec returns the Spec of a tool whose input decodes into In.
+func NewSpec[In any](name, description string) Spec {
+	return Spec{name: name, description: description, schema: SchemaFor[In]()}
+}
+
+// Name implements Tool.
+func (s Spec) Name() string { return s.name }
+
+// Description implements Tool.
+func (s Spec) Description() string { return s.description }
+
+// Schema implements Tool.
+func (s Spec) Schema() json.RawMessage { return s.schema }
+
+// Run decodes input into In and calls fn; a decoding failure is an error
+// result that names the tool and the problem, for the model to correct.
+func Run[In any](ctx context.Context, name string, input json.RawMessage, fn func(context.Context, In) (Result, error)) (Result, error) {
+	in, err := Decode[In](input)
+	if err != nil {
+		return Errorf("%s: %v", name, err), nil
+	}
+	return fn(ctx, in)
+}
+
 // New builds a Tool from a typed function. The schema is generated from In
 // and arguments are decoded into In before fn runs; decoding failures become
 // error results that name the problem.
 func New[In any](name, description string, fn func(ctx context.Context, in In) (Result, error), opts ...FuncOption) Tool {
-	t := &funcTool{name: name, description: description, schema: SchemaFor[In]()}
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
-		in, err := Decode[In](raw)
-		if err != nil {
-			return Errorf("%s: %v", name, err), nil
-		}
-		return fn(ctx, in)
-	}
+	t := &funcTool{Spec: NewSpec[In](name, description)}
+	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) { return Run(ctx, name, raw, fn) }
 	for _, o := range opts {
 		o(t)
 	}
@@ -172,16 +198,12 @@ func New[In any](name, description string, fn func(ctx context.Context, in In) (
 }
 
 type funcTool struct {
-	name, description string
-	schema            json.RawMessage
-	readOnly          bool
-	run               func(context.Context, json.RawMessage) (Result, error)
+	Spec
+	readOnly bool
+	run      func(context.Context, json.RawMessage) (Result, error)
 }
 
-func (t *funcTool) Name() string            { return t.name }
-func (t *funcTool) Description() string     { return t.description }
-func (t *funcTool) Schema() json.RawMessage { return t.schema }
-func (t *funcTool) ReadOnly() bool          { return t.readOnly }
+func (t *funcTool) ReadOnly() bool { return t.readOnly }
 func (t *funcTool) Execute(ctx context.Context, in json.RawMessage) (Result, error) {
 	return t.run(ctx, in)
 }

@@ -43,7 +43,7 @@ type BashInput struct {
 // none is set). Whatever the command leaves running is killed when the call
 // returns, and a timeout or a cancellation kills everything it started.
 type Bash struct {
-	spec
+	tool.Spec
 	ws        *tool.Workspace
 	sb        *sandbox.Sandbox
 	gateOnly  bool
@@ -110,7 +110,7 @@ func WithKillGrace(d time.Duration) BashOption {
 // bash is not installed.
 func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 	b := &Bash{
-		spec:      newSpec[BashInput]("bash", bashDescription),
+		Spec:      tool.NewSpec[BashInput]("bash", bashDescription),
 		ws:        ws,
 		shell:     "sh",
 		maxOutput: bashDefaultOutput,
@@ -166,7 +166,7 @@ func (b *Bash) limit(secs int) time.Duration {
 
 // Execute implements tool.Tool.
 func (b *Bash) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, b.name, input, b.exec)
+	return tool.Run(ctx, b.Name(), input, b.exec)
 }
 
 func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {

@@ -18,7 +18,7 @@ type BashInput struct {
 
 // Bash is the bash tool; on this platform it only reports that it is not
 // supported.
-type Bash struct{ spec }
+type Bash struct{ tool.Spec }
 
 // BashOption configures the bash tool.
 type BashOption func(*Bash)
@@ -31,7 +31,7 @@ func WithKillGrace(time.Duration) BashOption { return func(*Bash) {} }
 
 // NewBash returns the bash tool.
 func NewBash(*tool.Workspace, ...BashOption) *Bash {
-	return &Bash{spec: newSpec[BashInput]("bash", "Runs a shell command (not supported on this platform).")}
+	return &Bash{Spec: tool.NewSpec[BashInput]("bash", "Runs a shell command (not supported on this platform).")}
 }
 
 // Execute implements tool.Tool.

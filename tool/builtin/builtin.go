@@ -11,8 +11,6 @@ package builtin
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 
@@ -30,36 +28,6 @@ func All(ws *tool.Workspace, bashOpts ...BashOption) []tool.Tool {
 		NewSearchFiles(ws),
 		NewBash(ws, bashOpts...),
 	}
-}
-
-// spec is the static half of a tool: name, description and the schema
-// generated from its input type.
-type spec struct {
-	name, description string
-	schema            json.RawMessage
-}
-
-func newSpec[In any](name, description string) spec {
-	return spec{name: name, description: description, schema: tool.SchemaFor[In]()}
-}
-
-// Name implements tool.Tool.
-func (s spec) Name() string { return s.name }
-
-// Description implements tool.Tool.
-func (s spec) Description() string { return s.description }
-
-// Schema implements tool.Tool.
-func (s spec) Schema() json.RawMessage { return s.schema }
-
-// run decodes input into In and calls fn; a decoding failure is an error
-// result naming the tool and the problem.
-func run[In any](ctx context.Context, name string, input json.RawMessage, fn func(context.Context, In) (tool.Result, error)) (tool.Result, error) {
-	in, err := tool.Decode[In](input)
-	if err != nil {
-		return tool.Errorf("%s: %v", name, err), nil
-	}
-	return fn(ctx, in)
 }
 
 // readOnly is embedded by tools that change nothing.

@@ -26,18 +26,18 @@ type EditFileInput struct {
 
 // EditFile is the edit_file tool.
 type EditFile struct {
-	spec
+	tool.Spec
 	ws *tool.Workspace
 }
 
 // NewEditFile returns the edit_file tool.
 func NewEditFile(ws *tool.Workspace) *EditFile {
-	return &EditFile{spec: newSpec[EditFileInput]("edit_file", editFileDescription), ws: ws}
+	return &EditFile{Spec: tool.NewSpec[EditFileInput]("edit_file", editFileDescription), ws: ws}
 }
 
 // Execute implements tool.Tool.
 func (t *EditFile) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, t.name, input, t.edit)
+	return tool.Run(ctx, t.Name(), input, t.edit)
 }
 
 func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error) {

@@ -28,19 +28,19 @@ type GlobInput struct {
 
 // Glob is the glob tool.
 type Glob struct {
-	spec
+	tool.Spec
 	readOnly
 	ws *tool.Workspace
 }
 
 // NewGlob returns the glob tool.
 func NewGlob(ws *tool.Workspace) *Glob {
-	return &Glob{spec: newSpec[GlobInput]("glob", globDescription), ws: ws}
+	return &Glob{Spec: tool.NewSpec[GlobInput]("glob", globDescription), ws: ws}
 }
 
 // Execute implements tool.Tool.
 func (t *Glob) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, t.name, input, t.glob)
+	return tool.Run(ctx, t.Name(), input, t.glob)
 }
 
 type globHit struct {

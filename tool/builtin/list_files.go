@@ -27,19 +27,19 @@ type ListFilesInput struct {
 
 // ListFiles is the list_files tool.
 type ListFiles struct {
-	spec
+	tool.Spec
 	readOnly
 	ws *tool.Workspace
 }
 
 // NewListFiles returns the list_files tool.
 func NewListFiles(ws *tool.Workspace) *ListFiles {
-	return &ListFiles{spec: newSpec[ListFilesInput]("list_files", listFilesDescription), ws: ws}
+	return &ListFiles{Spec: tool.NewSpec[ListFilesInput]("list_files", listFilesDescription), ws: ws}
 }
 
 // Execute implements tool.Tool.
 func (t *ListFiles) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, t.name, input, t.list)
+	return tool.Run(ctx, t.Name(), input, t.list)
 }
 
 func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, error) {

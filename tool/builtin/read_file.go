@@ -34,19 +34,19 @@ type ReadFileInput struct {
 
 // ReadFile is the read_file tool.
 type ReadFile struct {
-	spec
+	tool.Spec
 	readOnly
 	ws *tool.Workspace
 }
 
 // NewReadFile returns the read_file tool.
 func NewReadFile(ws *tool.Workspace) *ReadFile {
-	return &ReadFile{spec: newSpec[ReadFileInput]("read_file", readFileDescription), ws: ws}
+	return &ReadFile{Spec: tool.NewSpec[ReadFileInput]("read_file", readFileDescription), ws: ws}
 }
 
 // Execute implements tool.Tool.
 func (t *ReadFile) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, t.name, input, t.read)
+	return tool.Run(ctx, t.Name(), input, t.read)
 }
 
 func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error) {

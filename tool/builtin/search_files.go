@@ -44,7 +44,7 @@ type SearchFilesInput struct {
 
 // SearchFiles is the search_files tool.
 type SearchFiles struct {
-	spec
+	tool.Spec
 	readOnly
 	ws       *tool.Workspace
 	workers  int
@@ -54,7 +54,7 @@ type SearchFiles struct {
 // NewSearchFiles returns the search_files tool.
 func NewSearchFiles(ws *tool.Workspace) *SearchFiles {
 	return &SearchFiles{
-		spec:     newSpec[SearchFilesInput]("search_files", searchFilesDescription),
+		Spec:     tool.NewSpec[SearchFilesInput]("search_files", searchFilesDescription),
 		ws:       ws,
 		workers:  max(2, runtime.GOMAXPROCS(0)),
 		maxBytes: searchMaxBytes,
@@ -63,7 +63,7 @@ func NewSearchFiles(ws *tool.Workspace) *SearchFiles {
 
 // Execute implements tool.Tool.
 func (t *SearchFiles) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, t.name, input, t.search)
+	return tool.Run(ctx, t.Name(), input, t.search)
 }
 
 // searchJob is one file to search; seq is its position in walk order, so

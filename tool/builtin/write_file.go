@@ -21,18 +21,18 @@ type WriteFileInput struct {
 
 // WriteFile is the write_file tool.
 type WriteFile struct {
-	spec
+	tool.Spec
 	ws *tool.Workspace
 }
 
 // NewWriteFile returns the write_file tool.
 func NewWriteFile(ws *tool.Workspace) *WriteFile {
-	return &WriteFile{spec: newSpec[WriteFileInput]("write_file", writeFileDescription), ws: ws}
+	return &WriteFile{Spec: tool.NewSpec[WriteFileInput]("write_file", writeFileDescription), ws: ws}
 }
 
 // Execute implements tool.Tool.
 func (t *WriteFile) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
-	return run(ctx, t.name, input, t.write)
+	return tool.Run(ctx, t.Name(), input, t.write)
 }
 
 func (t *WriteFile) write(_ context.Context, in WriteFileInput) (tool.Result, error) {
