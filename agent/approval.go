@@ -242,6 +242,16 @@ func (g denyGate) Check(name string, input json.RawMessage) error {
 
 // summary is the tool's one-line account of a finished call, "" when it
 // gives none.
+// outputIsDiff reports whether the named tool's output is a unified diff.
+func (e *Engine) outputIsDiff(name string) bool {
+	t, ok := e.registry.Lookup(name)
+	if !ok {
+		return false
+	}
+	d, ok := t.(tool.DiffOutput)
+	return ok && d.OutputIsDiff()
+}
+
 func (e *Engine) summary(call llm.ToolCall, res tool.Result) string {
 	t, ok := e.registry.Lookup(call.Name)
 	if !ok {

@@ -58,6 +58,8 @@ type ToolResult struct {
 	// Summary is one line saying what the call did, from the tool's
 	// tool.Summarizer; "" when the tool has none.
 	Summary string
+	// Diff says the output is a unified diff (tool.DiffOutput).
+	Diff bool
 }
 
 // Todos is the todo list after a successful todo_write (or submit_plan).

@@ -171,3 +171,17 @@ func TestNoSandboxNoPlanBashAndDefaultAsks(t *testing.T) {
 		t.Fatal("a denied bash call ran")
 	}
 }
+
+// A tool whose output is a diff says so on its result (tool.DiffOutput), so
+// front ends render it without knowing tool names.
+func TestToolResultCarriesDiffProperty(t *testing.T) {
+	h := newHarness(t, scripted.Turn{Calls: scripted.Calls(
+		scripted.Call("write_file", map[string]any{"path": "a.txt", "content": "old\n"}),
+		scripted.Call("edit_file", map[string]any{"path": "a.txt", "old_string": "old", "new_string": "new"}),
+	)}, scripted.Turn{Text: "done"})
+	evs := drain(t, h.engine().Run(context.Background(), "edit"))
+	res := resultsOf(evs)
+	if len(res) != 2 || res[0].Diff || !res[1].Diff || res[1].IsError {
+		t.Fatalf("Diff on write_file, edit_file results = %v:\n%s", res, dump(evs))
+	}
+}

@@ -201,7 +201,8 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 	if err := l.e.appendMessage(ctx, msg); err != nil {
 		return err
 	}
-	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output, Summary: l.e.summary(call, res)})
+	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output,
+		Summary: l.e.summary(call, res), Diff: !res.IsError && l.e.outputIsDiff(call.Name)})
 	if planning.CountsAsEvidence(call.Name, res) {
 		l.e.evidence.Record()
 	}

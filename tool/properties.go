@@ -33,6 +33,13 @@ type Summarizer interface {
 	Summary(input json.RawMessage, out Result) string
 }
 
+// DiffOutput is implemented by tools whose successful output is a unified
+// diff (edit_file), so front ends can render it as one without knowing the
+// tool.
+type DiffOutput interface {
+	OutputIsDiff() bool
+}
+
 // Scoped is implemented by tools whose calls act on something a permission
 // rule can name: a shell command line, a file path, a URL. Rules with a
 // specifier ("bash(git diff:*)", "edit_file(src/**)") match only tools

@@ -34,6 +34,7 @@ type block struct {
 	callID, name, arg string
 	result            string
 	summary           string // the tool's own one-line summary, if it gives one
+	diff              bool   // the result is a unified diff (tool.DiffOutput)
 	isError, done     bool
 	// todos
 	todos []planning.TodoItem

@@ -95,7 +95,7 @@ func renderTool(b *block, width int) []string {
 	st := dimStyle
 	if b.isError {
 		st = errorStyle
-	} else if b.name == "edit_file" && looksLikeDiff(b.result) {
+	} else if b.diff && looksLikeDiff(b.result) {
 		return append(out, renderDiff(b.result, width, 5, maxDiffLines)...)
 	}
 	return append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))

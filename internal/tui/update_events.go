@@ -36,7 +36,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 			b = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name})
 		}
 		delete(m.calls, ev.ID)
-		b.done, b.isError, b.result, b.summary, b.dirty = true, ev.IsError, ev.Output, ev.Summary, true
+		b.done, b.isError, b.result, b.summary, b.diff, b.dirty = true, ev.IsError, ev.Output, ev.Summary, ev.Diff, true
 	case agent.Todos:
 		// Appended, not replaced: scrolling up shows how the work progressed.
 		m.todos = ev.Items

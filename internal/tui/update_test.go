@@ -254,7 +254,7 @@ func TestStreamingThenMarkdown(t *testing.T) {
 		agent.TextDelta{Text: "# Title\n\nsome **bold**"},
 		agent.Text{Text: "# Title\n\nsome **bold**"},
 		agent.ToolCall{ID: "e", Name: "edit_file", Input: json.RawMessage(`{"path":"a.go"}`)},
-		agent.ToolResult{ID: "e", Name: "edit_file", Output: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n"},
+		agent.ToolResult{ID: "e", Name: "edit_file", Output: "--- a/a.go\n+++ b/a.go\n@@ -1 +1 @@\n-old\n+new\n", Diff: true},
 		agent.ToolCall{ID: "b", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)},
 		agent.ToolResult{ID: "b", Name: "bash", IsError: true, Output: "exit status 1\nFAIL"},
 		agent.Done{Status: agent.RunCompleted},

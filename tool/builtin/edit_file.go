@@ -35,6 +35,10 @@ func NewEditFile(ws *tool.Workspace) *EditFile {
 	return &EditFile{Spec: tool.NewSpec[EditFileInput]("edit_file", editFileDescription), ws: ws}
 }
 
+// OutputIsDiff implements tool.DiffOutput: a successful edit returns the
+// unified diff of the change.
+func (t *EditFile) OutputIsDiff() bool { return true }
+
 // Execute implements tool.Tool.
 func (t *EditFile) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
 	return tool.Run(ctx, t.Name(), input, t.edit)
