@@ -33,9 +33,7 @@ func keyArg(name string, input json.RawMessage) string {
 		}
 	}
 	if p := str("pattern"); p != "" {
-		if name == "search_files" {
-			p = strconv.Quote(p)
-		}
+		p = strconv.Quote(p) // a pattern's spaces and quotes stay visible
 		if where := str("path"); where != "" {
 			p += " in " + where
 		}
