@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -86,12 +85,12 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	body := p.bufs.Get(size)
 	b := body.Bytes()
 	b = append(b, `{"stream":true,"model":`...)
-	b = appendString(b, req.Model)
+	b = reqcache.AppendString(b, req.Model)
 	b = append(b, `,"max_tokens":`...)
 	b = strconv.AppendInt(b, int64(maxTokens), 10)
 	if req.System != "" {
 		b = append(b, `,"system":[{"type":"text","text":`...)
-		b = appendString(b, req.System)
+		b = reqcache.AppendString(b, req.System)
 		if p.cache {
 			b = append(b, cacheControl[:len(cacheControl)-1]...)
 		}
@@ -175,7 +174,7 @@ func appendMarked(b, obj []byte) []byte {
 func encodeBlocks(m llm.Message) (blocks, error) {
 	var out blocks
 	add := func(v any) error {
-		enc, err := marshal(v)
+		enc, err := reqcache.Marshal(v)
 		out.list = append(out.list, enc)
 		return err
 	}
@@ -259,22 +258,5 @@ func encodeTool(t llm.ToolDef) ([]byte, error) {
 			schema["required"] = enc
 		}
 	}
-	return marshal(wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
-}
-
-// marshal encodes v without escaping <, > and &: the text goes to a model,
-// not into HTML, and escaped code would only cost tokens.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
-func appendString(b []byte, s string) []byte {
-	enc, _ := marshal(s) // a string always encodes
-	return append(b, enc...)
+	return reqcache.Marshal(wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 }

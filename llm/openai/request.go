@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -68,12 +67,12 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	body := p.bufs.Get(size)
 	b := body.Bytes()
 	b = append(b, `{"stream":true,"model":`...)
-	b = appendString(b, req.Model)
+	b = reqcache.AppendString(b, req.Model)
 	b = append(b, `,"messages":[`...)
 	sep := false
 	if req.System != "" {
 		b = append(b, `{"role":"system","content":`...)
-		b = appendString(b, req.System)
+		b = reqcache.AppendString(b, req.System)
 		b = append(b, '}')
 		sep = true
 	}
@@ -138,7 +137,7 @@ func encodeMessage(m llm.Message) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unknown role %q", m.Role)
 	}
-	return marshal(w)
+	return reqcache.Marshal(w)
 }
 
 func encodeTool(t llm.ToolDef) ([]byte, error) {
@@ -154,22 +153,5 @@ func encodeTool(t llm.ToolDef) ([]byte, error) {
 	}
 	w := wireTool{Type: "function"}
 	w.Function.Name, w.Function.Description, w.Function.Parameters = t.Name, t.Description, params
-	return marshal(w)
-}
-
-// marshal encodes v without escaping <, > and &: the text goes to a model,
-// not into HTML, and escaped code would only cost tokens.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
-func appendString(b []byte, s string) []byte {
-	enc, _ := marshal(s) // a string always encodes
-	return append(b, enc...)
+	return reqcache.Marshal(w)
 }
