@@ -253,6 +253,29 @@ func TestNetworkAllowedForWorkspaceWrite(t *testing.T) {
 	}
 }
 
+// WithNetworkAccess opens the network to one WorkspaceWrite command (an
+// MCP server the user configured), not to the sandbox's other commands, and
+// never to ReadOnly.
+func TestNetworkAccessPerCommand(t *testing.T) {
+	w := newWorld(t)
+	dial := "echo hi > /dev/tcp/127.0.0.1/" + w.port()
+	if out, err := w.run(t, WorkspaceWrite, dial, WithNetworkAccess()); err != nil {
+		t.Fatalf("connect with network access: %v\n%s", err, out)
+	}
+	select {
+	case <-w.conns:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no connection arrived from the command given network access")
+	}
+	w.run(t, WorkspaceWrite, dial)
+	w.run(t, ReadOnly, dial, WithNetworkAccess())
+	select {
+	case <-w.conns:
+		t.Error("a command without network access connected")
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
 func TestNothingOutlivesTheCall(t *testing.T) {
 	w := newWorld(t)
 	marker := fmt.Sprintf("%d", 40000+os.Getpid()%20000)

@@ -87,13 +87,13 @@ func (w *world) port() string {
 }
 
 // run runs a bash command confined by p and returns its combined output.
-func (w *world) run(t *testing.T, p Policy, command string) (string, error) {
+func (w *world) run(t *testing.T, p Policy, command string, opts ...StartOption) (string, error) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", command)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 2 * time.Second
-	proc, err := w.sb.Start(cmd, p)
+	proc, err := w.sb.Start(cmd, p, opts...)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

@@ -2,10 +2,36 @@ package sandbox
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 )
+
+// StartOption changes how one command is started.
+type StartOption func(*startOptions)
+
+type startOptions struct {
+	network bool
+	env     map[string]string
+}
+
+// WithEnv sets variables in the command's environment after the policy has
+// built it, so they survive the secret scrubbing: the credentials a user
+// configured for one helper (an MCP server's API token) reach that helper
+// and nothing else.
+func WithEnv(env map[string]string) StartOption {
+	return func(o *startOptions) { o.env = env }
+}
+
+// WithNetworkAccess lets this WorkspaceWrite command use the network
+// whatever the sandbox's own setting: for long-lived helpers the user
+// configured (an MCP server that calls an API), never for the model's
+// commands. It has no effect under ReadOnly.
+func WithNetworkAccess() StartOption {
+	return func(o *startOptions) { o.network = true }
+}
 
 // Process is a command started by Start. Call Cleanup once the command has
 // been waited for.
@@ -25,7 +51,11 @@ type Process struct {
 // cmd.SysProcAttr's session and namespace fields. It returns ErrUnavailable
 // (wrapped) when the kernel cannot confine the command; the caller decides
 // whether to run it unconfined.
-func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) (*Process, error) {
+func (s *Sandbox) Start(cmd *exec.Cmd, p Policy, opts ...StartOption) (*Process, error) {
+	var so startOptions
+	for _, o := range opts {
+		o(&so)
+	}
 	if !s.support.Available {
 		return nil, fmt.Errorf("%w: %s", ErrUnavailable, s.support.Reason)
 	}
@@ -50,6 +80,9 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) (*Process, error) {
 		base = os.Environ()
 	}
 	cmd.Env = s.policyEnv(base, p, scratch)
+	for _, k := range slices.Sorted(maps.Keys(so.env)) {
+		cmd.Env = setEnv(cmd.Env, k, so.env[k])
+	}
 	if cmd.Dir == "" {
 		cmd.Dir = s.workdir
 	}
@@ -57,7 +90,7 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) (*Process, error) {
 	if p == WorkspaceWrite {
 		git = guardGit(s.workdir)
 	}
-	pidns, err := s.start(cmd, p, scratch)
+	pidns, err := s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network))
 	if err != nil {
 		os.RemoveAll(scratch)
 		return nil, err

@@ -36,9 +36,9 @@ var namespaces = sync.OnceValue(func() bool {
 // the kernel knows is handled (so what is not granted is denied), TCP bind
 // and connect are handled unless the network is allowed, and signals and
 // abstract UNIX sockets are scoped to the domain where the kernel can.
-func (s *Sandbox) config(p Policy) landlock.Config {
+func (s *Sandbox) config(network bool) landlock.Config {
 	cfg := landlock.V11.BestEffort()
-	if p == WorkspaceWrite && s.network {
+	if network {
 		cfg.HandledAccessNet = 0
 	}
 	return cfg
@@ -70,8 +70,8 @@ func rules(gs []grant) []landlock.Rule {
 // from that thread inherits the domain; the harness itself stays
 // unconfined. This is what a re-exec helper would achieve without paying a
 // second process start for every command.
-func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string) (pidns bool, err error) {
-	fd, flags, err := s.config(p).NewRulesetFD(rules(s.grants(p, scratch))...)
+func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool) (pidns bool, err error) {
+	fd, flags, err := s.config(network).NewRulesetFD(rules(s.grants(p, scratch))...)
 	if err != nil {
 		return false, fmt.Errorf("sandbox: building the Landlock ruleset: %w", err)
 	}
@@ -95,13 +95,12 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string) (pidns bool, er
 		// process group; a network namespace has no interface but a
 		// loopback that is down, so not even UDP gets out.
 		attr.Cloneflags |= unix.CLONE_NEWPID
-		if !(p == WorkspaceWrite && s.network) {
+		if !network {
 			attr.Cloneflags |= unix.CLONE_NEWNET
 		}
 		pidns = true
 	}
-	unixSockets := !(p == WorkspaceWrite && s.network)
-	return pidns, startOnConfinedThread(cmd, fd, flags, p == ReadOnly, unixSockets)
+	return pidns, startOnConfinedThread(cmd, fd, flags, p == ReadOnly, !network)
 }
 
 func startOnConfinedThread(cmd *exec.Cmd, fd int, flags uint32, metadata, unixSockets bool) error {

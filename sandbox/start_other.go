@@ -4,7 +4,7 @@ package sandbox
 
 import "os/exec"
 
-func (s *Sandbox) start(*exec.Cmd, Policy, string) (bool, error) { return false, ErrUnavailable }
+func (s *Sandbox) start(*exec.Cmd, Policy, string, bool) (bool, error) { return false, ErrUnavailable }
 
 // Namespaces reports whether confined commands get namespaces of their own:
 // never on this system.

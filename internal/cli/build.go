@@ -150,12 +150,39 @@ type wiring struct {
 	held    *session.Lock
 	heldID  string
 	noLocks bool // the OS has no advisory locks; warned once
+
+	// notices are what this run left out or changed on its own (a
+	// project's servers not started), said on stderr as they happen and
+	// repeated as JSONL notice events by `run --json`.
+	noticeMu sync.Mutex
+	notices  []string
+	noticeW  io.Writer
+}
+
+// notice tells the user about something the run left out or changed.
+func (rt *wiring) notice(msg string) {
+	rt.noticeMu.Lock()
+	defer rt.noticeMu.Unlock()
+	rt.notices = append(rt.notices, msg)
+	if rt.noticeW != nil {
+		fmt.Fprintf(rt.noticeW, "harness9: %s\n", msg)
+	}
+}
+
+// takeNotices returns the notices said so far and forgets them.
+func (rt *wiring) takeNotices() []string {
+	rt.noticeMu.Lock()
+	defer rt.noticeMu.Unlock()
+	out := rt.notices
+	rt.notices = nil
+	return out
 }
 
 // newRuntime opens the store and gathers tools, skills, MCP servers and the
 // system prompt. Close releases them.
 func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer) (*wiring, error) {
-	rt := &wiring{cfg: c, provider: p, resolved: r, logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	rt := &wiring{cfg: c, provider: p, resolved: r, noticeW: logw,
+		logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	perms, err := c.PermissionRules()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -181,11 +208,8 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	rt.skills = skills
 	rt.tools = append(rt.tools, skill.NewUseSkillTool(skills))
 
-	if names := projectMCPNames(c); len(names) > 0 {
-		if ok, why := trustState(c); !ok {
-			rt.logger.Warn("this project's .mcp.json servers were not started: "+why+
-				"; read .mcp.json, then run `harness9 trust` in it to start them", "servers", strings.Join(names, ", "))
-		}
+	if n := untrustedNotice(c); n != "" {
+		rt.notice(n)
 	}
 	servers, err := mcpServers(c)
 	if err != nil {
@@ -193,14 +217,14 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	}
 	if len(servers) > 0 {
 		mctx, cancel := context.WithTimeout(ctx, mcpStartTimeout+2*time.Second)
-		rt.mcp, err = mcptool.Connect(mctx, servers, mcpReadOnly(c)...)
+		rt.mcp, err = mcptool.Connect(mctx, servers, mcpOptions(c, rt.sandbox, rt.notice)...)
 		cancel()
 		if err != nil {
 			return nil, withCode(ExitError, fmt.Errorf("MCP: %w", err))
 		}
 		for _, st := range rt.mcp.Status() {
 			if !st.Connected {
-				rt.logger.Warn("MCP server skipped", "server", st.Name, "error", st.Err)
+				rt.notice(fmt.Sprintf("MCP server %s did not start: %s", st.Name, st.Err))
 			}
 		}
 		rt.tools = append(rt.tools, rt.mcp.Tools()...)

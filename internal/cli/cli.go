@@ -70,6 +70,7 @@ type globals struct {
 	sandbox string
 	allow   []string // --allow RULE
 	deny    []string // --deny RULE
+	trust   bool     // --trust-project
 }
 
 // Main runs the harness9 command line and returns the process exit code.
@@ -120,6 +121,8 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
+	root.PersistentFlags().BoolVar(&g.trust, "trust-project", false,
+		"let this project's .mcp.json servers and hooks run for this invocation only, without storing a decision (see `harness9 trust`)")
 	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
@@ -156,7 +159,7 @@ func requireSubcommand(cmd *cobra.Command) *cobra.Command {
 }
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
-	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny = g.model, g.workdir, g.sandbox, g.allow, g.deny
+	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny, f.TrustProject = g.model, g.workdir, g.sandbox, g.allow, g.deny, g.trust
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/llm/anthropic"
 	"github.com/harness9/harness9/llm/openai"
 	"github.com/harness9/harness9/sandbox"
@@ -267,15 +268,27 @@ func checkPolicy(_ context.Context, d *doctorRun) (string, string) {
 
 // checkTrust reports whether the project may start what it configures.
 func checkTrust(_ context.Context, d *doctorRun) (string, string) {
-	names := projectMCPNames(d.cfg)
+	m, err := projectManifest(d.cfg)
+	if err != nil {
+		return checkWarn, fmt.Sprintf(".mcp.json cannot be read: %v", err)
+	}
 	ok, why := trustState(d.cfg)
 	switch {
+	case m.Empty():
+		return checkOK, "nothing in this project needs trust (no .mcp.json servers or project hooks)"
 	case ok:
-		return checkOK, d.cfg.Workdir + " is trusted"
-	case len(names) > 0:
-		return checkWarn, fmt.Sprintf("%s: the MCP servers of .mcp.json (%s) do not start; read it, then run `harness9 trust`", why, strings.Join(names, ", "))
+		return checkOK, fmt.Sprintf("%s is trusted: %s", d.cfg.Workdir, manifestSummary(m))
 	}
-	return checkOK, "not trusted (nothing in this project needs it)"
+	return checkWarn, fmt.Sprintf("%s: %s do not run; read them, then run `harness9 trust`", why, manifestSummary(m))
+}
+
+// manifestSummary names the items of m in one line.
+func manifestSummary(m trust.Manifest) string {
+	names := make([]string, len(m.Items))
+	for i, it := range m.Items {
+		names[i] = it.Kind + " " + it.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkCommand reports whether an external program is on PATH.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/skill"
+	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
@@ -81,7 +83,18 @@ func newMCPCmd(e *env, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if n := untrustedNotice(c); n != "" {
+				fmt.Fprintf(e.stderr, "harness9: %s\n", n)
+			}
 			servers, err := mcpServers(c)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			ws, err := tool.NewWorkspace(c.Workdir, tool.WithDenied(c.Home))
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
+			}
+			sb, err := newSandbox(c, ws, os.Getenv)
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -91,7 +104,7 @@ func newMCPCmd(e *env, g *globals) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), mcpStartTimeout+2*time.Second)
 			defer cancel()
-			m, err := mcptool.Connect(ctx, servers)
+			m, err := mcptool.Connect(ctx, servers, mcpOptions(c, sb, func(msg string) { fmt.Fprintf(e.stderr, "harness9: %s\n", msg) })...)
 			if err != nil {
 				return withCode(ExitError, err)
 			}

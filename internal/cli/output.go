@@ -18,7 +18,8 @@ type output struct {
 	e         *env
 	jsonl     *jsonlWriter
 	sawStart  bool
-	midStream bool // text deltas printed without a closing newline
+	midStream bool     // text deltas printed without a closing newline
+	pending   []string // notices waiting for the session event
 }
 
 func newOutput(e *env, asJSON bool) *output {
@@ -43,9 +44,22 @@ func (o *output) event(ev agent.Event) {
 		if err := o.jsonl.write(ev); err != nil {
 			fmt.Fprintf(o.e.stderr, "harness9: cannot write an event: %v\n", err)
 		}
+		if _, ok := ev.(agent.SessionStarted); ok {
+			for _, n := range o.pending {
+				_ = o.jsonl.writeObject(object{{"type", "notice"}, {"message", n}})
+			}
+			o.pending = nil
+		}
 		return
 	}
 	o.human(ev)
+}
+
+// notices queues messages the run has already said on stderr (a project's
+// servers left out, a config key ignored) as JSONL notice events, written
+// right after the session event.
+func (o *output) notices(msgs ...string) {
+	o.pending = append(o.pending, msgs...)
 }
 
 // done closes the invocation's event stream.

@@ -115,7 +115,8 @@ func TestMalformedRuleExits2E2E(t *testing.T) {
 // the rule; with --allow 'mcp__srv__put' it runs.
 func TestMCPToolNeedsPermissionE2E(t *testing.T) {
 	h := newHarness(t)
-	out := filepath.Join(t.TempDir(), "stored.txt")
+	// Inside the workdir: the server runs in the workspace-write sandbox.
+	out := filepath.Join(h.workdir, "stored.txt")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -192,6 +192,8 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 		return err
 	}
 	out := newOutput(e, f.json)
+	out.notices(c.Warnings...)
+	out.notices(rt.takeNotices()...)
 	h := &headless{e: e, eng: eng, out: out, approve: f.approve, maxTurns: c.MaxTurns}
 	status, err := h.drive(ctx, f, prompt)
 	if err != nil {

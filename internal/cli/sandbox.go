@@ -3,13 +3,17 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
+	"github.com/harness9/harness9/tool/mcptool"
 )
 
 // newSandbox builds the kernel sandbox of c's workdir, or nil when the user
@@ -81,4 +85,33 @@ func sandboxLabel(rt *wiring) string {
 		return "NO SANDBOX"
 	}
 	return "sandboxed"
+}
+
+// mcpOptions are the options every MCP connection uses: the user's
+// read-only declarations, and a starter that runs stdio servers in the
+// WorkspaceWrite sandbox with the network open (a server exists to reach
+// something; what it may read and write is still confined, and its
+// environment is scrubbed). A server the user's config marks unconfined,
+// or any server when the sandbox is off or unavailable, starts as a plain
+// process.
+func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcptool.Option {
+	opts := mcpReadOnly(c)
+	if sb == nil || !sb.Support().Available {
+		return opts
+	}
+	start := func(server string, cmd *exec.Cmd, env map[string]string) (func(), error) {
+		if s, ok := c.MCPServers[server]; ok && s.Unconfined {
+			return nil, cmd.Start()
+		}
+		proc, err := sb.Start(cmd, sandbox.WorkspaceWrite, sandbox.WithNetworkAccess(), sandbox.WithEnv(env))
+		if err != nil {
+			return nil, fmt.Errorf("starting MCP server %s in the sandbox: %w", server, err)
+		}
+		return func() {
+			if restored := proc.Cleanup(); len(restored) > 0 && warn != nil {
+				warn(fmt.Sprintf("MCP server %s changed git configuration or hooks; restored: %s", server, strings.Join(restored, ", ")))
+			}
+		}, nil
+	}
+	return append(opts, mcptool.WithStarter(start))
 }

@@ -117,7 +117,7 @@ func TestMCPDeadServerE2E(t *testing.T) {
 	if r.code != 0 || r.last()["status"] != "completed" {
 		t.Fatalf("run: exit %d, last %v\nstderr: %s", r.code, r.last(), r.stderr)
 	}
-	if !strings.Contains(r.stderr, "MCP server skipped") || !strings.Contains(r.stderr, "ghost") {
+	if !strings.Contains(r.stderr, "did not start") || !strings.Contains(r.stderr, "ghost") {
 		t.Errorf("the run does not report the dead server:\n%s", r.stderr)
 	}
 }

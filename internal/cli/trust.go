@@ -1,180 +1,160 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/harness9/harness9/internal/atomicfile"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/trust"
 )
 
 // A cloned repository must not run commands by being opened. Whatever a
-// project can make harness9 start (today: the MCP servers of its
-// .mcp.json) starts only once the user has trusted that project; the
-// answer is kept per workdir in <data>/trust.json, outside the project.
+// project can make harness9 start (the MCP servers of its .mcp.json; the
+// hooks of its .harness9/config.toml) starts only once the user has
+// trusted that project (package trust keeps the decision, outside the
+// project).
 
-const trustFile = "trust.json"
-
-type trustRecord struct {
-	Projects map[string]trustEntry `json:"projects"`
-}
-
-type trustEntry struct {
-	TrustedAt time.Time `json:"trusted_at"`
-	// MCPHash is the SHA-256 of .mcp.json when the user trusted the
-	// project: a file changed since (by a pull, or by the agent itself)
-	// must be trusted again before its servers start.
-	MCPHash string `json:"mcp_sha256,omitempty"`
-}
-
-// mcpHash is the SHA-256 of the workdir's .mcp.json, "" when it has none.
-func mcpHash(c *config.Config) string {
-	b, err := os.ReadFile(filepath.Join(c.Workdir, ".mcp.json"))
+// projectManifest lists what c's project would enable once trusted. A
+// .mcp.json that cannot be read is an error: the user should see it
+// rather than a silent "nothing to trust".
+func projectManifest(c *config.Config) (trust.Manifest, error) {
+	m := trust.Manifest{Hash: trust.HashFiles(c.Workdir)}
+	servers, err := projectMCP(c)
 	if err != nil {
-		return ""
+		return m, err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range servers {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		s := servers[name]
+		detail := s.URL
+		if detail == "" {
+			detail = shellQuote(s.Command)
+			for _, a := range s.Args {
+				detail += " " + shellQuote(a)
+			}
+		}
+		m.Items = append(m.Items, trust.Item{Kind: "MCP server", Name: name, Detail: detail})
+	}
+	return m, nil
 }
 
-func loadTrust(home string) (trustRecord, error) {
-	rec := trustRecord{Projects: map[string]trustEntry{}}
-	b, err := os.ReadFile(filepath.Join(home, trustFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return rec, nil
+// trustState reports whether the project's servers and hooks may run now
+// and, when they may not, why.
+func trustState(c *config.Config) (trusted bool, why string) {
+	if c.TrustProject {
+		return true, "trusted for this invocation (--trust-project)"
 	}
+	st, err := trust.NewStore(c.Home).State(c.Workdir, trust.HashFiles(c.Workdir))
 	if err != nil {
-		return rec, fmt.Errorf("reading the trusted projects: %w", err)
+		return false, err.Error()
 	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, fmt.Errorf("%s is not valid JSON (move it aside to start over): %w", filepath.Join(home, trustFile), err)
-	}
-	if rec.Projects == nil {
-		rec.Projects = map[string]trustEntry{}
-	}
-	return rec, nil
+	return st.Trusted(), st.Why()
 }
 
-func saveTrust(home string, rec trustRecord) error {
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return fmt.Errorf("creating the data directory: %w", err)
-	}
-	root, err := os.OpenRoot(home)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	_, err = atomicfile.Write(root, trustFile, append(b, '\n'))
-	return err
-}
-
-// projectTrusted reports whether the user trusted c's workdir as it is
-// now: its .mcp.json must be the one they trusted. An unreadable record
-// counts as untrusted.
+// projectTrusted reports whether the project's servers and hooks may run.
 func projectTrusted(c *config.Config) bool {
 	ok, _ := trustState(c)
 	return ok
 }
 
-// trustState reports whether the project is trusted and, when it is not
-// although it once was, why.
-func trustState(c *config.Config) (trusted bool, why string) {
-	rec, err := loadTrust(c.Home)
+// untrustedNotice is what a run says when it leaves a project's servers
+// and hooks out, or "" when there is nothing to say.
+func untrustedNotice(c *config.Config) string {
+	m, err := projectManifest(c)
 	if err != nil {
-		return false, err.Error()
+		return fmt.Sprintf("this project's .mcp.json cannot be read, so none of its servers start: %v", err)
 	}
-	e, ok := rec.Projects[c.Workdir]
-	switch {
-	case !ok:
-		return false, "the project is not trusted"
-	case e.MCPHash != mcpHash(c):
-		return false, ".mcp.json changed since you trusted the project"
+	if m.Empty() {
+		return ""
 	}
-	return true, ""
+	ok, why := trustState(c)
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf("not started: %s (%s); read them, then run `harness9 trust` in %s, or pass --trust-project for one run",
+		manifestSummary(m), why, c.Workdir)
 }
 
-// projectMCPNames lists the servers the workdir's .mcp.json defines.
-func projectMCPNames(c *config.Config) []string {
-	servers, err := projectMCP(c)
-	if err != nil {
-		return nil
+// printManifest shows what trusting the project enables.
+func printManifest(w io.Writer, m trust.Manifest) {
+	for _, it := range m.Items {
+		fmt.Fprintf(w, "  %s\n", it)
 	}
-	var names []string
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func newTrustCmd(e *env, g *globals) *cobra.Command {
 	var revoke, list bool
 	cmd := &cobra.Command{
-		Use:   "trust",
-		Short: "Trust this project, so that the MCP servers of its .mcp.json may start",
-		Long: "A cloned repository must not run commands by being opened: the MCP servers a project's\n" +
-			".mcp.json defines start only after you trust the project (-C DIR, default the current\n" +
-			"directory). Read its .mcp.json first. --revoke takes the trust back; --list shows the trusted projects.",
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		Use:   "trust [DIR]",
+		Short: "Trust a project, so that its .mcp.json servers and hooks may run",
+		Long: "A cloned repository must not run commands by being opened: the MCP servers of a project's\n" +
+			".mcp.json and the hooks of its .harness9/config.toml run only after you trust the project\n" +
+			"(DIR, or -C DIR, default the current directory). Read those files first. A change to them asks\n" +
+			"again. --revoke takes the trust back; --list shows every stored decision.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if g.workdir != "" && g.workdir != args[0] {
+					return usageErr("give the project either as DIR or with -C, not both")
+				}
+				g.workdir = args[0]
+			}
 			c, err := g.load(e, config.Flags{})
 			if err != nil {
 				return err
 			}
-			rec, err := loadTrust(c.Home)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
+			store := trust.NewStore(c.Home)
 			switch {
 			case list:
-				dirs := slices.Sorted(func(yield func(string) bool) {
-					for d := range rec.Projects {
-						if !yield(d) {
-							return
-						}
-					}
-				})
-				for _, d := range dirs {
-					fmt.Fprintf(e.stdout, "%s\t%s\n", d, rec.Projects[d].TrustedAt.Format(time.RFC3339))
+				all, err := store.List()
+				if err != nil {
+					return withCode(ExitUsage, err)
+				}
+				for _, l := range all {
+					fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", l.Workdir, l.Decision, l.DecidedAt.Format(time.RFC3339))
 				}
 				return nil
 			case revoke:
-				delete(rec.Projects, c.Workdir)
-			default:
-				rec.Projects[c.Workdir] = trustEntry{TrustedAt: time.Now().UTC(), MCPHash: mcpHash(c)}
-			}
-			if err := saveTrust(c.Home, rec); err != nil {
-				return withCode(ExitUsage, fmt.Errorf("saving the trusted projects in %s: %w", c.Home, err))
-			}
-			if revoke {
-				fmt.Fprintf(e.stdout, "%s is no longer trusted\n", c.Workdir)
-			} else {
-				names := projectMCPNames(c)
-				fmt.Fprintf(e.stdout, "%s is trusted", c.Workdir)
-				if len(names) > 0 {
-					fmt.Fprintf(e.stdout, "; its .mcp.json servers will start: %v", names)
+				had, err := store.Forget(c.Workdir)
+				if err != nil {
+					return withCode(ExitUsage, err)
 				}
-				fmt.Fprintln(e.stdout)
+				if !had {
+					fmt.Fprintf(e.stdout, "%s had no stored decision\n", c.Workdir)
+					return nil
+				}
+				fmt.Fprintf(e.stdout, "%s is no longer trusted\n", c.Workdir)
+				return nil
 			}
+			m, err := projectManifest(c)
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("%s: %w", filepath.Join(c.Workdir, ".mcp.json"), err))
+			}
+			if err := store.Decide(c.Workdir, trust.Trusted, m.Hash, time.Now()); err != nil {
+				return withCode(ExitUsage, err)
+			}
+			fmt.Fprintf(e.stdout, "%s is trusted", c.Workdir)
+			if m.Empty() {
+				fmt.Fprintln(e.stdout, "; it has no MCP servers or hooks yet")
+				return nil
+			}
+			fmt.Fprintln(e.stdout, "; these will run:")
+			printManifest(e.stdout, m)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "take the trust back")
-	cmd.Flags().BoolVar(&list, "list", false, "list the trusted projects")
+	cmd.Flags().BoolVar(&list, "list", false, "list the stored decisions")
+	cmd.MarkFlagsMutuallyExclusive("revoke", "list")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/demo"
+	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/internal/tui"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -63,6 +64,9 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	if err != nil {
 		return err
 	}
+	if quit, err := askTrustAtStart(ctx, c); err != nil || quit {
+		return err
+	}
 	rt, err := newRuntime(ctx, c, p, r, e.stderr)
 	if err != nil {
 		return err
@@ -82,6 +86,44 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 		opts.ResumeID = list[0].ID
 	}
 	return tuiErr(tui.Run(ctx, opts))
+}
+
+// askTrustAtStart asks, once, whether the project's servers and hooks may
+// run, when it has some and the user has not decided about these files
+// (package trust). The answer is stored either way, so the question comes
+// back only when the files change. It reports whether the user quit.
+func askTrustAtStart(ctx context.Context, c *config.Config) (quit bool, err error) {
+	m, err := projectManifest(c)
+	if err != nil || m.Empty() || c.TrustProject {
+		return false, nil // an unreadable .mcp.json starts nothing; the runtime says so
+	}
+	store := trust.NewStore(c.Home)
+	st, err := store.State(c.Workdir, m.Hash)
+	if err != nil {
+		return false, withCode(ExitUsage, err)
+	}
+	if st.Decision != trust.Unknown {
+		return false, nil
+	}
+	q := tui.TrustQuestion{Workdir: c.Workdir, Changed: st.Changed}
+	for _, it := range m.Items {
+		q.Items = append(q.Items, it.String())
+	}
+	choice, err := tui.AskTrust(ctx, q)
+	if err != nil {
+		return false, tuiErr(err)
+	}
+	d := trust.Declined
+	switch choice {
+	case tui.TrustQuit:
+		return true, nil
+	case tui.TrustAccept:
+		d = trust.Trusted
+	}
+	if err := store.Decide(c.Workdir, d, m.Hash, time.Now()); err != nil {
+		return false, withCode(ExitUsage, err)
+	}
+	return false, nil
 }
 
 func tuiErr(err error) error {

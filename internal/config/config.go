@@ -63,6 +63,10 @@ type MCPServer struct {
 	// ReadOnlyTools are tools of this server (by its own names) the user
 	// declares read-only although the server does not hint so.
 	ReadOnlyTools []string `toml:"read_only_tools" json:"read_only_tools,omitempty"`
+	// Unconfined starts this stdio server outside the kernel sandbox (it
+	// then has the user's full file access). Only the user's own config
+	// can say so; a project's .mcp.json cannot.
+	Unconfined bool `toml:"unconfined" json:"unconfined,omitempty"`
 }
 
 // Config is the resolved configuration of one harness9 invocation.
@@ -103,6 +107,11 @@ type Config struct {
 	// Permissions are the allow/ask/deny rules of every source, in the
 	// order they were read (permissions.go).
 	Permissions []RuleList
+	// TrustProject trusts the project for this invocation only
+	// (--trust-project): its MCP servers and hooks may run although the
+	// user's stored decision says otherwise. Nothing is stored.
+	TrustProject bool
+
 	// Warnings are problems that did not stop loading (a project's allow
 	// rules, which are ignored); the caller shows them.
 	Warnings []string
@@ -146,6 +155,7 @@ type Flags struct {
 	MaxTurns      int
 	Sandbox       string   // --sandbox auto|off
 	Allow, Deny   []string // --allow, --deny rules
+	TrustProject  bool     // --trust-project
 }
 
 // Load resolves the configuration. getenv is os.Getenv in production.
@@ -172,6 +182,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	if err := c.readFile(); err != nil {
 		return nil, err
 	}
+	c.TrustProject = flags.TrustProject
 	if flags.Sandbox != "" {
 		if err := checkSandboxMode(flags.Sandbox); err != nil {
 			return nil, fmt.Errorf("--sandbox: %w", err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -83,11 +84,9 @@ func (c *Config) applyPermissions(p permissionsFile) error {
 func (c *Config) loadPermissions(flags Flags) error {
 	path := filepath.Join(c.Workdir, ProjectConfigFile)
 	if data, err := os.ReadFile(path); err == nil {
-		var f projectFile
-		dec := toml.NewDecoder(strings.NewReader(string(data)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
-			return fmt.Errorf("%s: %w (a project's config may only hold [permissions] ask and deny)", path, err)
+		f, err := c.readProjectFile(path, data)
+		if err != nil {
+			return err
 		}
 		if len(f.Permissions.Allow) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: permissions.allow is ignored: a project may only add ask and deny rules "+
@@ -113,6 +112,51 @@ func (c *Config) loadPermissions(flags Flags) error {
 		return err
 	}
 	return c.addRules(permission.Deny, "--deny", flags.Deny)
+}
+
+// projectSections are the tables a project's config file may hold; every
+// other key is ignored with a warning, because a cloned repository must
+// not configure what runs or where the user's keys are sent.
+var projectSections = map[string]bool{"permissions": true}
+
+// readProjectFile decodes a project's config file. Keys a project may not
+// set are dropped with a warning rather than refused, so that a repository
+// written for a newer harness9, or a hostile one, never stops the user's
+// run; what is kept is decoded strictly, so a typo in a rule is an error.
+func (c *Config) readProjectFile(path string, data []byte) (projectFile, error) {
+	var f projectFile
+	var raw map[string]any
+	if err := toml.Unmarshal(data, &raw); err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	var ignored []string
+	for k := range raw {
+		if !projectSections[k] {
+			ignored = append(ignored, k)
+			delete(raw, k)
+		}
+	}
+	if len(ignored) > 0 {
+		sort.Strings(ignored)
+		why := "a project's config may only add permission ask and deny rules"
+		for _, k := range ignored {
+			if k == "providers" || k == "model" || k == "env" {
+				why = "provider settings, models and environment are never taken from a project, trusted or not (set them in " + c.File + ")"
+				break
+			}
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: ignored %s: %s", path, strings.Join(ignored, ", "), why))
+	}
+	kept, err := toml.Marshal(raw)
+	if err != nil {
+		return f, fmt.Errorf("%s: %w", path, err)
+	}
+	dec := toml.NewDecoder(strings.NewReader(string(kept)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: %w (a project's [permissions] may hold ask and deny lists)", path, err)
+	}
+	return f, nil
 }
 
 // PermissionRules builds the rules in effect, every source together.

@@ -31,7 +31,19 @@ type options struct {
 	version    string
 	transports map[string]mcp.Transport
 	readOnly   map[string][]string // server → tools the user declares read-only
+	starter    Starter
 }
+
+// Starter starts a stdio server's prepared command, for example inside a
+// sandbox (sandbox.Sandbox.Start), and returns what to run once the
+// process has exited. The command's pipes are already set up and its
+// environment is scrubbed of secrets; env holds the variables the
+// server's configuration sets, which a starter that rebuilds the
+// environment must pass on.
+type Starter func(server string, cmd *exec.Cmd, env map[string]string) (cleanup func(), err error)
+
+// WithStarter starts stdio servers through start instead of exec.Cmd.Start.
+func WithStarter(start Starter) Option { return func(o *options) { o.starter = start } }
 
 // WithReadOnlyTools declares tools of server (by the server's own names)
 // read-only although the server gives no readOnlyHint: they join the
@@ -245,7 +257,59 @@ func (s *server) transportFor(cfg ServerConfig, o options) (mcp.Transport, conte
 	s.stderr = &tailBuffer{max: 2048}
 	cmd.Stderr = s.stderr
 	ownProcessGroup(cmd)
+	if o.starter != nil {
+		t := &startedTransport{name: s.name, cmd: cmd, env: cfg.Env, start: o.starter}
+		return t, func() { stop(); t.stop() }, nil
+	}
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, stop, nil
+}
+
+// startedTransport speaks MCP over the pipes of a command started by a
+// Starter.
+type startedTransport struct {
+	name  string
+	cmd   *exec.Cmd
+	env   map[string]string
+	start Starter
+
+	mu      sync.Mutex
+	started bool
+	cleanup func()
+}
+
+func (t *startedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stdin, err := t.cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := t.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cleanup, err := t.start(t.name, t.cmd, t.env)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.started, t.cleanup = true, cleanup
+	t.mu.Unlock()
+	return (&mcp.IOTransport{Reader: stdout, Writer: stdin}).Connect(ctx)
+}
+
+// stop reaps the process (the caller has cancelled its context, which
+// kills its process group) and runs the starter's cleanup once.
+func (t *startedTransport) stop() {
+	t.mu.Lock()
+	started, cleanup := t.started, t.cleanup
+	t.started, t.cleanup = false, nil
+	t.mu.Unlock()
+	if !started {
+		return
+	}
+	_ = t.cmd.Wait()
+	if cleanup != nil {
+		cleanup()
+	}
 }
 
 // initialise runs the MCP handshake and lists the server's tools.
