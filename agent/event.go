@@ -62,6 +62,14 @@ type ToolResult struct {
 	Diff bool
 }
 
+// ToolOutput is output a running tool produced so far (a command's
+// output as it is written), for display; ToolResult still carries what
+// the model sees. The headless JSONL stream leaves it out.
+type ToolOutput struct {
+	ID   string
+	Text string
+}
+
 // Todos is the todo list after a successful todo_write (or submit_plan).
 type Todos struct{ Items []planning.TodoItem }
 
@@ -158,6 +166,7 @@ func (ReasoningDelta) Type() string   { return "reasoning_delta" }
 func (Text) Type() string             { return "text" }
 func (ToolCall) Type() string         { return "tool_call" }
 func (ToolResult) Type() string       { return "tool_result" }
+func (ToolOutput) Type() string       { return "tool_output" }
 func (Todos) Type() string            { return "todos" }
 func (PlanSubmitted) Type() string    { return "plan" }
 func (Approved) Type() string         { return "approved" }

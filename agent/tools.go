@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -178,8 +180,57 @@ func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
 			return res
 		}
 	}
-	return l.e.registry.Execute(ctx, l.gate, call)
+	return l.withProgress(ctx, call.ID, func(ctx context.Context) tool.Result {
+		return l.e.registry.Execute(ctx, l.gate, call)
+	})
 }
+
+// withProgress runs fn, which executes one call, and meanwhile emits the
+// output the tool reports (tool.Progress) as ToolOutput events. Events are
+// emitted from this goroutine only, as the stream requires; the tool's
+// writes only append to a buffer and never wait for the consumer.
+func (l *turnLoop) withProgress(ctx context.Context, id string, fn func(context.Context) tool.Result) tool.Result {
+	var (
+		mu      sync.Mutex
+		pending strings.Builder
+	)
+	wake := make(chan struct{}, 1)
+	ctx = tool.ContextWithProgress(ctx, func(text string) {
+		mu.Lock()
+		if pending.Len() < maxProgressBuffer {
+			pending.WriteString(text)
+		}
+		mu.Unlock()
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	done := make(chan tool.Result, 1)
+	go func() { done <- fn(ctx) }()
+	flush := func() {
+		mu.Lock()
+		text := pending.String()
+		pending.Reset()
+		mu.Unlock()
+		if text != "" {
+			l.s.emit(ToolOutput{ID: id, Text: text})
+		}
+	}
+	for {
+		select {
+		case <-wake:
+			flush()
+		case res := <-done:
+			return res
+		}
+	}
+}
+
+// maxProgressBuffer bounds the output held between two ToolOutput events
+// when the consumer is slower than the command; the rest is dropped from
+// the display only.
+const maxProgressBuffer = 64 << 10
 
 // record appends a tool result to the history and reports it, then does the
 // planning bookkeeping: the evidence counter for real work, the todo list

@@ -102,7 +102,7 @@ func jsonlObject(ev agent.Event) object {
 	switch e := ev.(type) {
 	case agent.SessionStarted:
 		o = o.set("session_id", e.SessionID, "workdir", e.Workdir, "mode", e.Mode.String())
-	case agent.TextDelta, agent.ReasoningDelta:
+	case agent.TextDelta, agent.ReasoningDelta, agent.ToolOutput:
 		return nil
 	case agent.Text:
 		o = o.set("text", e.Text)

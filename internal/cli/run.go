@@ -15,6 +15,7 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -172,6 +173,13 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 		return err
 	}
 	defer rt.Close()
+	if strings.Contains(prompt, "@") {
+		var report []mention.Attached
+		prompt, report = mention.Expand(rt.ws, prompt)
+		if sum := mention.Summary(report); sum != "" {
+			rt.notice(sum)
+		}
+	}
 	if err := checkPromptSize(rt, prompt); err != nil {
 		return err
 	}

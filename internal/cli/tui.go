@@ -13,11 +13,16 @@ import (
 
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/demo"
+	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/internal/tui"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/tool/builtin"
 )
+
+// maxCompletionFiles bounds the file list @ completion walks.
+const maxCompletionFiles = 50000
 
 // demoPace and demoPause slow the TUI demo so a person can follow it: a
 // few characters per pace, a beat before each step.
@@ -154,6 +159,14 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 				infos = append(infos, tui.SessionInfo{ID: s.ID, Title: s.Title, Updated: s.Updated, Done: done, Total: total, Messages: s.MessageCount})
 			}
 			return infos, nil
+		},
+		Files: func() ([]string, error) {
+			files, _, err := builtin.Files(ctx, rt.ws, maxCompletionFiles)
+			return files, err
+		},
+		Attach: func(prompt string) (string, string) {
+			expanded, report := mention.Expand(rt.ws, prompt)
+			return expanded, mention.Summary(report)
 		},
 		Workdir:         rt.cfg.Workdir,
 		HistoryFile:     filepath.Join(rt.cfg.Home, "history"),

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
@@ -177,5 +179,125 @@ func TestCommandMenu(t *testing.T) {
 	s := h.screen()
 	if !strings.Contains(s, "/resume") || !strings.Contains(s, "/review") || !strings.Contains(s, "reopen the review dialog") {
 		t.Errorf("command menu:\n%s", s)
+	}
+}
+
+// A line ending in a backslash continues on the next line; Enter sends
+// only without it.
+func TestBackslashEnterIsANewline(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, testOptions(f), 100, 20)
+	h.typeText(`first line\`)
+	h.key("enter")
+	if got := h.m.in.value(); got != "first line\n" || ranAny(f) {
+		t.Fatalf("editor %q, calls %v", got, f.Calls())
+	}
+	h.typeText("second")
+	h.key("enter")
+	if !hasCall(f, "run:first line\nsecond") {
+		t.Errorf("calls %v", f.Calls())
+	}
+}
+
+// A large paste is a placeholder in the editor and the whole text in the
+// message.
+func TestLargePasteIsAPlaceholder(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, testOptions(f), 100, 20)
+	big := strings.Repeat("log line\n", 50) + "end"
+	h.typeText("explain this: ")
+	h.send(tea.PasteMsg{Content: big})
+	if v := h.m.in.value(); !strings.Contains(v, "[pasted #1: 51 lines]") || strings.Contains(v, "log line") {
+		t.Fatalf("editor %q", v)
+	}
+	h.key("enter")
+	if !hasCall(f, "run:explain this: "+big) {
+		t.Errorf("calls %v", f.Calls())
+	}
+	h.waitIdle()
+	h.send(tea.PasteMsg{Content: "short"})
+	if v := h.m.in.value(); v != "short" {
+		t.Errorf("a small paste: %q", v)
+	}
+}
+
+// Ctrl+R finds older entries by substring; Enter puts the match in the
+// editor without sending; Esc restores the editor.
+func TestHistorySearch(t *testing.T) {
+	f := newFake()
+	opts := testOptions(f)
+	h := newHarness(t, opts, 100, 20)
+	h.m.in.setHistory([]string{"fix the parser", "add tests", "fix the lexer"})
+	h.typeText("draft")
+	h.key("ctrl+r")
+	h.typeText("fix")
+	if v := h.m.in.value(); v != "fix the lexer" {
+		t.Fatalf("first match %q", v)
+	}
+	if !strings.Contains(h.screen(), "history search: fix") {
+		t.Errorf("no search line:\n%s", h.screen())
+	}
+	h.key("ctrl+r")
+	if v := h.m.in.value(); v != "fix the parser" {
+		t.Fatalf("older match %q", v)
+	}
+	h.key("enter")
+	if v := h.m.in.value(); v != "fix the parser" || ranAny(f) {
+		t.Fatalf("accept: editor %q calls %v", v, f.Calls())
+	}
+	h.key("ctrl+r")
+	h.typeText("zzz")
+	h.key("esc")
+	if v := h.m.in.value(); v != "fix the parser" {
+		t.Errorf("esc should restore the editor: %q", v)
+	}
+}
+
+// ranAny reports whether the TUI started a run.
+func ranAny(f *fakeEngine) bool {
+	for _, c := range f.Calls() {
+		if strings.HasPrefix(c, "run:") {
+			return true
+		}
+	}
+	return false
+}
+
+// Tab after "@" completes paths from the workdir's file list (loaded off
+// the UI loop once); the prompt sent is expanded by Attach.
+func TestMentionCompletionAndAttach(t *testing.T) {
+	f := newFake()
+	opts := testOptions(f)
+	listed := 0
+	opts.Files = func() ([]string, error) {
+		listed++
+		return []string{"cmd/main.go", "internal/parse/lexer.go", "internal/parse/parser.go", "README.md"}, nil
+	}
+	opts.Attach = func(p string) (string, string) {
+		return p + "\n<file>…</file>", "attached internal/parse/lexer.go (10 lines)"
+	}
+	h := newHarness(t, opts, 100, 24)
+	h.typeText("look at @inter")
+	h.key("tab")
+	if got := h.m.in.value(); got != "look at @internal/parse/" {
+		t.Fatalf("common prefix: %q (hint %q)", got, h.m.hint)
+	}
+	h.typeText("le")
+	h.key("tab")
+	if got := h.m.in.value(); got != "look at @internal/parse/lexer.go " {
+		t.Fatalf("single match: %q", got)
+	}
+	h.typeText("and @READ")
+	h.key("tab")
+	if got := h.m.in.value(); !strings.HasSuffix(got, "@README.md ") || listed != 1 {
+		t.Fatalf("second completion: %q, listed %d times", got, listed)
+	}
+	h.key("enter")
+	h.waitIdle()
+	if !hasCall(f, "run:look at @internal/parse/lexer.go and @README.md\n<file>…</file>") {
+		t.Errorf("calls %v", f.Calls())
+	}
+	if !strings.Contains(h.screen(), "attached internal/parse/lexer.go") {
+		t.Errorf("no attachment note:\n%s", h.screen())
 	}
 }

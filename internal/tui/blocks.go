@@ -36,6 +36,8 @@ type block struct {
 	summary           string // the tool's own one-line summary, if it gives one
 	diff              bool   // the result is a unified diff (tool.DiffOutput)
 	isError, done     bool
+	live              string // output so far while the call runs (agent.ToolOutput)
+	expanded          bool   // show the whole result, not its summary (Ctrl+O)
 	// todos
 	todos []planning.TodoItem
 	// plan

@@ -177,7 +177,8 @@ func (m *model) cmdHelp(string) tea.Cmd {
 		fmt.Fprintf(&b, "  %-18s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
 	}
 	b.WriteString("Keys:\n")
-	b.WriteString("  Enter send (queued while the agent works) · Shift+Enter/Ctrl+J newline · ↑/↓ history · Tab complete\n")
+	b.WriteString("  Enter send (queued while the agent works) · Shift+Enter, Ctrl+J or \\ then Enter: newline · Tab complete\n")
+	b.WriteString("  ↑/↓ history · Ctrl+R search the history · Ctrl+O expand/collapse tool output · @path attach a file\n")
 	b.WriteString("  Shift+Tab cycle mode (applies to the next turn) · PgUp/PgDn/wheel scroll · End follow\n")
 	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C cancels, twice quits\n")
 	b.WriteString("Dialogs: digits or ↑/↓ + Enter choose; typed text goes into the note/reason field, never picks an option;\n")

@@ -239,7 +239,7 @@ func (h *harness) deliver(msg tea.Msg) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg:
+	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded:
 		h.send(msg)
 	}
 }
@@ -283,6 +283,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "home":
 		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "ctrl+r", "ctrl+o", "ctrl+g":
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}

@@ -18,6 +18,21 @@ type input struct {
 	ta      textarea.Model
 	history []string
 	histPos int // == len(history) when not browsing
+
+	// Ctrl+R history search.
+	search *historySearch
+
+	// pastes holds large pasted texts shown as placeholders in the editor
+	// ("[pasted #1: 120 lines]") and put back when the message is taken.
+	pastes map[string]string
+	nPaste int
+}
+
+// historySearch is an open Ctrl+R search.
+type historySearch struct {
+	query string
+	match int    // index into history of the shown match, -1 for none
+	saved string // the editor's text before the search
 }
 
 func newInput() input {
@@ -57,8 +72,10 @@ func (in *input) setValue(s string) {
 }
 
 // take returns the text, records it in the history and clears the editor.
+// Paste placeholders are replaced by what was pasted.
 func (in *input) take() string {
-	s := strings.TrimSpace(in.ta.Value())
+	s := strings.TrimSpace(in.expandPastes(in.ta.Value()))
+	in.pastes = nil
 	if s != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != s) {
 		in.history = append(in.history, s)
 	}
@@ -133,3 +150,149 @@ func (in *input) update(msg tea.Msg) tea.Cmd {
 }
 
 func (in *input) view() string { return in.ta.View() }
+
+// continuation turns a line that ends in a backslash into a newline, as a
+// shell does, and reports whether it did (Enter then does not send).
+func (in *input) continuation() bool {
+	v := in.ta.Value()
+	if !strings.HasSuffix(v, "\\") || strings.HasSuffix(v, "\\\\") {
+		return false
+	}
+	in.setValue(strings.TrimSuffix(v, "\\") + "\n")
+	return true
+}
+
+// Large pastes: more than this many lines or bytes become a placeholder.
+const (
+	pasteMaxLines = 10
+	pasteMaxBytes = 1000
+)
+
+// paste inserts pasted text: small pastes as they are, large ones as a
+// placeholder that take expands, so the editor stays usable.
+func (in *input) paste(msg tea.PasteMsg) tea.Cmd {
+	text := msg.Content
+	lines := strings.Count(text, "\n") + 1
+	if lines <= pasteMaxLines && len(text) <= pasteMaxBytes {
+		return in.update(msg)
+	}
+	in.nPaste++
+	label := "[pasted #" + itoa(in.nPaste) + ": " + itoa(lines) + " lines]"
+	if lines == 1 {
+		label = "[pasted #" + itoa(in.nPaste) + ": " + itoa(len(text)) + " characters]"
+	}
+	if in.pastes == nil {
+		in.pastes = map[string]string{}
+	}
+	in.pastes[label] = text
+	in.ta.InsertString(label)
+	return nil
+}
+
+// expandPastes puts pasted texts back in place of their placeholders.
+func (in *input) expandPastes(s string) string {
+	for label, text := range in.pastes {
+		s = strings.Replace(s, label, text, 1)
+	}
+	return s
+}
+
+func (in *input) searching() bool { return in.search != nil }
+
+// startSearch opens Ctrl+R search over the history, newest first.
+func (in *input) startSearch() {
+	in.search = &historySearch{match: -1, saved: in.ta.Value()}
+	in.searchFrom(len(in.history) - 1)
+}
+
+// searchFrom shows the newest entry at or before index i that contains the
+// query (case-insensitive).
+func (in *input) searchFrom(i int) bool {
+	q := strings.ToLower(in.search.query)
+	for ; i >= 0; i-- {
+		if strings.Contains(strings.ToLower(in.history[i]), q) {
+			in.search.match = i
+			in.ta.SetValue(in.history[i])
+			return true
+		}
+	}
+	return false
+}
+
+func (in *input) searchType(t string) {
+	in.search.query += t
+	start := in.search.match
+	if start < 0 {
+		start = len(in.history) - 1
+	}
+	if !in.searchFrom(start) {
+		in.search.match = -1
+	}
+}
+
+func (in *input) searchBackspace() {
+	if q := []rune(in.search.query); len(q) > 0 {
+		in.search.query = string(q[:len(q)-1])
+		in.searchFrom(len(in.history) - 1)
+	}
+}
+
+// searchOlder goes to the next older match (Ctrl+R again).
+func (in *input) searchOlder() {
+	if in.search.match > 0 {
+		in.searchFrom(in.search.match - 1)
+	}
+}
+
+// searchNewer goes back to a newer match.
+func (in *input) searchNewer() {
+	q := strings.ToLower(in.search.query)
+	for i := in.search.match + 1; i >= 1 && i < len(in.history); i++ {
+		if strings.Contains(strings.ToLower(in.history[i]), q) {
+			in.search.match = i
+			in.ta.SetValue(in.history[i])
+			return
+		}
+	}
+}
+
+// endSearch closes the search, keeping the match in the editor (accept) or
+// restoring what was there.
+func (in *input) endSearch(accept bool) {
+	s := in.search
+	in.search = nil
+	if accept && s.match >= 0 {
+		in.setValue(in.history[s.match])
+		in.histPos = s.match
+		return
+	}
+	in.setValue(s.saved)
+}
+
+// searchLine is the status line of an open search.
+func (in *input) searchLine() string {
+	s := in.search
+	state := "history search"
+	if s.match < 0 && s.query != "" {
+		state = "no match"
+	}
+	return state + ": " + s.query + "▏ · Ctrl+R older · Enter use · Esc cancel"
+}
+
+// mention returns the @path being typed at the end of the editor, without
+// its "@"; ok is false when the last word is not a mention.
+func (in *input) mention() (prefix string, ok bool) {
+	v := in.ta.Value()
+	word := v[strings.LastIndexAny(v, " \n\t")+1:]
+	if !strings.HasPrefix(word, "@") {
+		return "", false
+	}
+	return word[1:], true
+}
+
+// replaceMention replaces the @path at the end of the editor with path.
+func (in *input) replaceMention(path string) {
+	v := in.ta.Value()
+	i := strings.LastIndexAny(v, " \n\t")
+	in.setValue(v[:i+1] + "@" + path)
+}

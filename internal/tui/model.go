@@ -62,10 +62,12 @@ type model struct {
 	perm      *permissionDialog
 	picker    *resumePicker
 
-	setup     *SetupInfo
-	quitArmed bool
-	hint      string
-	loading   bool
+	setup       *SetupInfo
+	quitArmed   bool
+	expandTools bool     // Ctrl+O: tool results shown whole
+	files       []string // the workdir's files for @ completion, once listed
+	hint        string
+	loading     bool
 }
 
 // Messages the model receives from its commands.
@@ -186,6 +188,20 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case historyMsg:
 		m.in.setHistory(msg.entries)
 		return m, nil
+	case filesLoaded:
+		if msg.err != nil {
+			m.hint = "cannot list the files: " + msg.err.Error()
+			return m, nil
+		}
+		m.files, m.hint = msg.files, ""
+		if m.files == nil {
+			m.files = []string{}
+		}
+		if _, ok := m.in.mention(); ok {
+			m.completeMention()
+			m.layout()
+		}
+		return m, nil
 	}
 	return m, m.in.update(msg)
 }
@@ -259,6 +275,8 @@ func (m *model) render() string {
 
 func (m *model) hintLine() string {
 	switch {
+	case m.in.searching():
+		return themeFor(m.mode).accent.Render(ansi.Truncate(" "+m.in.searchLine(), m.width, "…"))
 	case m.hint != "":
 		return dimStyle.Render(ansi.Truncate(" "+m.hint, m.width, "…"))
 	case m.running:

@@ -87,16 +87,79 @@ func renderTool(b *block, width int) []string {
 	}
 	out := []string{head}
 	if !b.done {
-		return out
+		return append(out, liveLines(b.live, width)...)
 	}
 	const gutter = "   ⎿ "
 	st := dimStyle
 	if b.isError {
 		st = errorStyle
 	} else if b.diff && looksLikeDiff(b.result) {
-		return append(out, renderDiff(b.result, width, 5, maxDiffLines)...)
+		limit := maxDiffLines
+		if b.expanded {
+			limit = maxExpandedLines
+		}
+		return append(out, renderDiff(b.result, width, 5, limit)...)
 	}
-	return append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))
+	out = append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))
+	if b.expanded {
+		out = append(out, expandedLines(b.result, width)...)
+	}
+	return out
+}
+
+// Limits of what a tool block shows beyond its summary.
+const (
+	maxLiveOutput    = 16 << 10 // bytes of a running call's output kept
+	liveShown        = 5        // lines of it shown
+	maxExpandedLines = 400      // lines of an expanded result
+)
+
+// liveLines shows the tail of a running call's output under its head, so a
+// long build or test run visibly makes progress.
+func liveLines(live string, width int) []string {
+	live = strings.TrimRight(live, "\n")
+	if strings.TrimSpace(live) == "" {
+		return nil
+	}
+	lines := strings.Split(live, "\n")
+	if len(lines) > liveShown {
+		lines = lines[len(lines)-liveShown:]
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = dimStyle.Render(ansi.Truncate("     "+expandTabs(ansi.Strip(l)), width, "…"))
+	}
+	return out
+}
+
+// expandedLines is a result shown whole (Ctrl+O), so the output of a
+// failing test can be read in the transcript; very long results keep
+// their head and say how much is left out.
+func expandedLines(result string, width int) []string {
+	lines := strings.Split(strings.TrimRight(result, "\n"), "\n")
+	var out []string
+	for i, l := range lines {
+		if i == maxExpandedLines {
+			out = append(out, dimStyle.Render(fmt.Sprintf("     … %d more lines", len(lines)-i)))
+			break
+		}
+		for _, w := range wrapLines(expandTabs(ansi.Strip(l)), width-5, "") {
+			out = append(out, "     "+w)
+		}
+	}
+	return out
+}
+
+// keepTail keeps the last n bytes of s, from a line start when it can.
+func keepTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+		s = s[i+1:]
+	}
+	return s
 }
 
 // summarise collapses a tool result to one true line: the tool's own

@@ -95,6 +95,13 @@ type Options struct {
 	// SkillsList and MCPStatus feed /skills and /mcp (one line per entry).
 	SkillsList func() []string
 	MCPStatus  func() []string
+	// Files lists the workdir's files (gitignore respected) for @path
+	// completion; nil turns completion off. Called once, off the UI loop.
+	Files func() ([]string, error)
+	// Attach appends the files a prompt mentions with @path to the prompt
+	// the model receives and says in one line what it attached; nil sends
+	// prompts as typed. Called off the UI loop.
+	Attach func(prompt string) (expanded, summary string)
 	// Setup, when non-nil, means no provider is configured.
 	Setup *SetupInfo
 	// DemoBanner, when set, is shown on a banner line (the scripted demo).

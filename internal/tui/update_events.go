@@ -29,7 +29,14 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.finishText(ev.Text)
 	case agent.ToolCall:
 		m.finishText("")
-		m.calls[ev.ID] = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name, arg: keyArg(ev.Name, ev.Input)})
+		m.calls[ev.ID] = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name, arg: keyArg(ev.Name, ev.Input), expanded: m.expandTools})
+	case attachedNote:
+		m.note(ev.text)
+	case agent.ToolOutput:
+		if b := m.calls[ev.ID]; b != nil {
+			b.live = keepTail(b.live+ev.Text, maxLiveOutput)
+			b.dirty = true
+		}
 	case agent.ToolResult:
 		b := m.calls[ev.ID]
 		if b == nil {
@@ -37,6 +44,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		}
 		delete(m.calls, ev.ID)
 		b.done, b.isError, b.result, b.summary, b.diff, b.dirty = true, ev.IsError, ev.Output, ev.Summary, ev.Diff, true
+		b.live = ""
 	case agent.Todos:
 		// Appended, not replaced: scrolling up shows how the work progressed.
 		m.todos = ev.Items

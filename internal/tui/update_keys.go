@@ -34,9 +34,19 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case m.picker != nil:
 		return m.pickerKey(k)
 	}
+	if m.in.searching() {
+		return m.searchKey(k)
+	}
 	switch key {
 	case "shift+tab":
 		m.setMode(m.mode.Next())
+		return nil
+	case "ctrl+o":
+		m.toggleExpand()
+		return nil
+	case "ctrl+r":
+		m.in.startSearch()
+		m.layout()
 		return nil
 	case "pgup":
 		m.tr.scroll(-max(m.tr.height-1, 1))
@@ -60,8 +70,21 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "enter":
+		if m.in.continuation() {
+			m.layout()
+			return nil
+		}
 		return m.submit()
 	case "tab":
+		if _, ok := m.in.mention(); ok && m.opts.Files != nil {
+			if m.files == nil {
+				m.hint = "listing files…"
+				return m.loadFiles()
+			}
+			m.completeMention()
+			m.layout()
+			return nil
+		}
 		if matches := m.in.complete(); len(matches) > 0 {
 			m.hint = strings.Join(matches, "  ")
 		}
@@ -142,7 +165,7 @@ func (m *model) cancelTurn() {
 // agent works). Only known commands are commands: a prompt that starts
 // with a path ("/etc/hosts is wrong") is a prompt.
 func (m *model) submit() tea.Cmd {
-	text := strings.TrimSpace(m.in.value())
+	text := strings.TrimSpace(m.in.expandPastes(m.in.value()))
 	if text == "" {
 		return nil
 	}
@@ -189,7 +212,23 @@ func (m *model) send(prompt string) tea.Cmd {
 	}
 	m.tr.add(&block{kind: blockUser, text: prompt})
 	m.tr.toEnd()
-	return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return m.eng.Run(ctx, prompt) })
+	attach := m.opts.Attach
+	if attach == nil || !strings.Contains(prompt, "@") {
+		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return m.eng.Run(ctx, prompt) })
+	}
+	eng := m.eng
+	return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] {
+		expanded, summary := attach(prompt)
+		run := eng.Run(ctx, expanded)
+		if summary == "" {
+			return run
+		}
+		return func(yield func(agent.Event) bool) {
+			if yield(attachedNote{summary}) {
+				run(yield)
+			}
+		}
+	})
 }
 
 // setMode changes the mode for the next run (a running loop keeps its
@@ -216,10 +255,10 @@ func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		m.review.paste(msg)
 		return nil
 	}
-	if m.picker != nil || m.setup != nil {
+	if m.picker != nil || m.setup != nil || m.in.searching() {
 		return nil
 	}
-	cmd := m.in.update(msg)
+	cmd := m.in.paste(msg)
 	m.layout()
 	return cmd
 }
@@ -231,4 +270,117 @@ func (m *model) handleWheel(msg tea.MouseWheelMsg) {
 	case tea.MouseWheelDown:
 		m.tr.scroll(3)
 	}
+}
+
+// toggleExpand shows every tool result whole, or collapses them back to
+// their summaries (Ctrl+O).
+func (m *model) toggleExpand() {
+	m.expandTools = !m.expandTools
+	for _, b := range m.tr.blocks {
+		if b.kind == blockTool {
+			b.expanded, b.dirty = m.expandTools, true
+		}
+	}
+	if m.expandTools {
+		m.hint = "tool output expanded — Ctrl+O collapses it"
+	} else {
+		m.hint = "tool output collapsed — Ctrl+O expands it"
+	}
+}
+
+// searchKey handles a key while Ctrl+R history search is open: typing
+// narrows, Ctrl+R goes to an older match, Enter puts the match in the
+// editor (not sent), Esc or Ctrl+G restores what was there.
+func (m *model) searchKey(k tea.KeyPressMsg) tea.Cmd {
+	switch key := k.String(); key {
+	case "enter", "tab", "right", "left":
+		m.in.endSearch(true)
+	case "esc", "ctrl+g":
+		m.in.endSearch(false)
+	case "ctrl+r", "up":
+		m.in.searchOlder()
+	case "down":
+		m.in.searchNewer()
+	case "backspace":
+		m.in.searchBackspace()
+	default:
+		if t := k.Text; t != "" {
+			m.in.searchType(t)
+		}
+	}
+	m.layout()
+	return nil
+}
+
+// attachedNote is shown before a run whose prompt attached files; it is
+// the TUI's own event, not the engine's.
+type attachedNote struct{ text string }
+
+func (attachedNote) Type() string { return "attached" }
+
+// filesLoaded carries the workdir's file list for @ completion.
+type filesLoaded struct {
+	files []string
+	err   error
+}
+
+// loadFiles lists the workdir's files off the UI loop; the completion runs
+// when they arrive.
+func (m *model) loadFiles() tea.Cmd {
+	list := m.opts.Files
+	return func() tea.Msg {
+		files, err := list()
+		return filesLoaded{files, err}
+	}
+}
+
+// completeMention completes the @path being typed from the file list:
+// one match is filled in, several fill their common prefix and are
+// listed in the hint.
+func (m *model) completeMention() {
+	prefix, _ := m.in.mention()
+	matches := matchFiles(m.files, prefix, 8)
+	switch len(matches) {
+	case 0:
+		m.hint = "no file matches @" + prefix
+	case 1:
+		m.in.replaceMention(matches[0] + " ")
+	default:
+		m.in.replaceMention(commonPrefix(matches))
+		m.hint = strings.Join(matches, "  ")
+	}
+}
+
+// matchFiles returns up to n files whose path starts with prefix, then
+// those whose base name does, then those that contain it.
+func matchFiles(files []string, prefix string, n int) []string {
+	var starts, base, within []string
+	lp := strings.ToLower(prefix)
+	for _, f := range files {
+		lf := strings.ToLower(f)
+		switch {
+		case strings.HasPrefix(lf, lp):
+			starts = append(starts, f)
+		case strings.HasPrefix(lf[strings.LastIndex(lf, "/")+1:], lp):
+			base = append(base, f)
+		case strings.Contains(lf, lp):
+			within = append(within, f)
+		}
+	}
+	out := append(append(starts, base...), within...)
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// commonPrefix is the longest prefix all of ss share.
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
 }

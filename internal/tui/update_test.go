@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -313,5 +314,39 @@ func TestRunWithoutTerminalPointsToRun(t *testing.T) {
 	err := Run(context.Background(), testOptions(newFake()))
 	if !errors.Is(err, ErrNotTerminal) || !strings.Contains(err.Error(), "harness9 run") {
 		t.Errorf("Run without a terminal: %v", err)
+	}
+}
+
+// A running command's output streams into its block; once it ends the
+// block collapses to the summary, and Ctrl+O shows the whole result (the
+// output of a failing test must be readable).
+func TestToolOutputLiveAndExpand(t *testing.T) {
+	h := newHarness(t, testOptions(newFake()), 100, 40)
+	h.m.handleEvent(agent.ToolCall{ID: "b", Name: "bash", Input: json.RawMessage(`{"command":"go test ./..."}`)})
+	h.m.handleEvent(agent.ToolOutput{ID: "b", Text: "=== RUN   TestA\n"})
+	h.m.handleEvent(agent.ToolOutput{ID: "b", Text: "--- PASS: TestA\n=== RUN   TestB\n"})
+	if s := h.screen(); !strings.Contains(s, "=== RUN   TestB") || !strings.Contains(s, "--- PASS: TestA") {
+		t.Fatalf("live output not shown:\n%s", s)
+	}
+	var out strings.Builder
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(&out, "    check_%02d failed\n", i)
+	}
+	out.WriteString("FAIL\nexit code: 1")
+	h.m.handleEvent(agent.ToolResult{ID: "b", Name: "bash", IsError: true, Output: out.String(), Summary: "exit code: 1 · check_01 failed"})
+	s := h.screen()
+	if strings.Contains(s, "check_15") || strings.Contains(s, "=== RUN") {
+		t.Fatalf("a finished call should show its summary only:\n%s", s)
+	}
+	h.key("ctrl+o")
+	s = h.screen()
+	for _, want := range []string{"check_01 failed", "check_15 failed", "check_20 failed", "FAIL"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("expanded view lacks %q:\n%s", want, s)
+		}
+	}
+	h.key("ctrl+o")
+	if strings.Contains(h.screen(), "check_15") {
+		t.Error("Ctrl+O again should collapse the output")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -183,6 +184,10 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	cmd.Dir = b.ws.Root()
 	cmd.Env = b.environ()
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: the two streams stay interleaved
+	if p := tool.ProgressFrom(ctx); p != nil {
+		pw := &progressWriter{w: out, progress: p}
+		cmd.Stdout, cmd.Stderr = pw, pw
+	}
 	cmd.WaitDelay = bashPipeWait
 	policy := sandbox.PolicyFromContext(ctx, sandbox.WorkspaceWrite)
 	cleanup, refused, err := b.start(cmd, policy)
@@ -314,4 +319,17 @@ func (b *Bash) kill(pgid int, done <-chan error) error {
 // sandbox from it.
 func (b *Bash) environ() []string {
 	return sandbox.ScrubEnv(os.Environ(), nil, b.hideEnv)
+}
+
+// progressWriter passes a command's output to its buffer and, as it
+// arrives, to the caller's Progress (the TUI shows it in the call's block).
+// exec serialises the writes: Stdout and Stderr are the same pointer.
+type progressWriter struct {
+	w        io.Writer
+	progress tool.Progress
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	p.progress(string(b))
+	return p.w.Write(b)
 }
