@@ -154,6 +154,11 @@ type wiring struct {
 	// notices are what this run left out or changed on its own (a
 	// project's servers not started), said on stderr as they happen and
 	// repeated as JSONL notice events by `run --json`.
+	// modelMu guards provider, resolved and model, which /model changes
+	// while the TUI may open an engine.
+	modelMu sync.Mutex
+	model   string
+
 	noticeMu sync.Mutex
 	notices  []string
 	noticeW  io.Writer
@@ -181,7 +186,7 @@ func (rt *wiring) takeNotices() []string {
 // newRuntime opens the store and gathers tools, skills, MCP servers and the
 // system prompt. Close releases them.
 func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer) (*wiring, error) {
-	rt := &wiring{cfg: c, provider: p, resolved: r, noticeW: logw,
+	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: logw,
 		logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	perms, err := c.PermissionRules()
 	if err != nil {
@@ -297,11 +302,29 @@ type engineOptions struct {
 	resumeID string
 }
 
+// setModel makes name the model of the engines opened from now on (the
+// TUI's /model).
+func (rt *wiring) setModel(name string) error {
+	c := *rt.cfg
+	c.Model = name
+	p, r, err := newProvider(&c, os.Getenv)
+	if err != nil {
+		return err
+	}
+	rt.modelMu.Lock()
+	defer rt.modelMu.Unlock()
+	rt.provider, rt.resolved, rt.model = p, r, name
+	return nil
+}
+
 func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	c := rt.cfg
+	rt.modelMu.Lock()
+	provider, resolved, label := rt.provider, rt.resolved, rt.model
+	rt.modelMu.Unlock()
 	opts := []agent.Option{
-		agent.WithModel(rt.resolved.Model),
-		agent.WithModelLabel(c.Model),
+		agent.WithModel(resolved.Model),
+		agent.WithModelLabel(label),
 		agent.WithSystemPrompt(rt.system),
 		agent.WithTools(rt.tools...),
 		agent.WithStore(rt.store),
@@ -310,8 +333,8 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithMaxTurns(c.MaxTurns),
 		agent.WithToolTimeout(c.ToolTimeout),
 		agent.WithMaxToolOutput(c.MaxToolOutput),
-		agent.WithContextWindow(contextWindow(c, rt.resolved)),
-		agent.WithCompactor(compact.New(rt.provider, rt.resolved.Model,
+		agent.WithContextWindow(contextWindow(c, resolved)),
+		agent.WithCompactor(compact.New(provider, resolved.Model,
 			compact.WithThreshold(c.CompactThreshold), compact.WithKeepRecent(c.KeepRecent))),
 		agent.WithEvidenceGate(c.EvidenceGate),
 		agent.WithStallThreshold(c.StallThreshold),
@@ -325,7 +348,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))
 	}
-	e, err := agent.New(rt.provider, opts...)
+	e, err := agent.New(provider, opts...)
 	var wderr *agent.WorkdirError
 	if errors.As(err, &wderr) {
 		return nil, usageErr("session %s belongs to %s, not to %s; resume it there with -C %s",

@@ -168,6 +168,14 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			expanded, report := mention.Expand(rt.ws, prompt)
 			return expanded, mention.Summary(report)
 		},
+		Models: func() []string { return rt.cfg.ModelChoices(os.Getenv) },
+		SetModel: func(name string) error {
+			return rt.setModel(name)
+		},
+		Price: func(model string) (float64, float64, bool) {
+			p, ok := rt.cfg.PriceOf(model)
+			return p.Input, p.Output, ok
+		},
 		Workdir:         rt.cfg.Workdir,
 		HistoryFile:     filepath.Join(rt.cfg.Home, "history"),
 		ModelLabel:      rt.cfg.Model,

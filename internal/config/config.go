@@ -51,6 +51,17 @@ type Provider struct {
 	APIKeyEnv string `toml:"api_key_env"`
 	// ContextWindow, in tokens, for this provider's models (0 = built-in table).
 	ContextWindow int `toml:"context_window"`
+	// Models are offered by the TUI's /model picker (as PROVIDER/MODEL).
+	Models []string `toml:"models"`
+}
+
+// Price is what a model costs, in US dollars per million tokens, for the
+// session totals the TUI shows. harness9 knows no prices of its own (they
+// change); a model without one shows tokens only.
+type Price struct {
+	Input     float64 `toml:"input"`
+	Output    float64 `toml:"output"`
+	CacheRead float64 `toml:"cache_read"`
 }
 
 // MCPServer is one MCP server: a command for stdio, or a URL for streamable HTTP.
@@ -100,6 +111,8 @@ type Config struct {
 
 	Providers  map[string]Provider
 	MCPServers map[string]MCPServer
+	// Pricing maps "provider/model" to its price ([pricing]).
+	Pricing map[string]Price
 
 	// Sandbox is the kernel sandbox configuration ([sandbox], [env]).
 	Sandbox SandboxConfig
@@ -141,6 +154,7 @@ type file struct {
 	} `toml:"compaction"`
 	Providers   map[string]Provider  `toml:"providers"`
 	MCPServers  map[string]MCPServer `toml:"mcp_servers"`
+	Pricing     map[string]Price     `toml:"pricing"`
 	Sandbox     sandboxFile          `toml:"sandbox"`
 	Env         envFile              `toml:"env"`
 	Permissions permissionsFile      `toml:"permissions"`
@@ -248,8 +262,8 @@ func homeDir(getenv func(string) string) (string, error) {
 
 func builtinProviders() map[string]Provider {
 	return map[string]Provider{
-		TypeOpenAI:    {Type: TypeOpenAI, APIKeyEnv: EnvOpenAIKey},
-		TypeAnthropic: {Type: TypeAnthropic, APIKeyEnv: EnvAnthropicKey},
+		TypeOpenAI:    {Type: TypeOpenAI, APIKeyEnv: EnvOpenAIKey, Models: []string{"gpt-4.1", "gpt-4.1-mini", "o4-mini", "gpt-5"}},
+		TypeAnthropic: {Type: TypeAnthropic, APIKeyEnv: EnvAnthropicKey, Models: []string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"}},
 		TypeScripted:  {Type: TypeScripted},
 	}
 }
@@ -395,7 +409,19 @@ func (c *Config) apply(f file) error {
 		if p.ContextWindow < 0 {
 			return bad(key+".context_window", "must not be negative")
 		}
+		if len(p.Models) == 0 {
+			p.Models = c.Providers[name].Models
+		}
 		c.Providers[name] = p
+	}
+	for name, pr := range f.Pricing {
+		if pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 {
+			return bad("pricing."+name, "prices must not be negative")
+		}
+		if c.Pricing == nil {
+			c.Pricing = map[string]Price{}
+		}
+		c.Pricing[name] = pr
 	}
 	for name, s := range f.MCPServers {
 		if (s.Command == "") == (s.URL == "") {
@@ -404,6 +430,42 @@ func (c *Config) apply(f file) error {
 		c.MCPServers[name] = s
 	}
 	return nil
+}
+
+// ModelChoices lists the models the TUI's /model picker offers: the
+// current one first, then every configured model of each provider whose
+// key variable is set (or that needs none), as PROVIDER/MODEL.
+func (c *Config) ModelChoices(getenv func(string) string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	add := func(m string) {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	add(c.Model)
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := c.Providers[n]
+		if p.Type == TypeScripted || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) == "") {
+			continue
+		}
+		for _, m := range p.Models {
+			add(n + "/" + m)
+		}
+	}
+	return out
+}
+
+// PriceOf returns model's configured price.
+func (c *Config) PriceOf(model string) (Price, bool) {
+	p, ok := c.Pricing[model]
+	return p, ok
 }
 
 // SplitModel splits "provider/model" at the first slash.

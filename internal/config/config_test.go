@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +174,32 @@ func TestRetryAndCompactionSections(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%q: got %v, want an error naming %s", body, err, key)
 		}
+	}
+}
+
+func TestModelChoicesAndPricing(t *testing.T) {
+	home := writeConfig(t, "model = \"ollama/qwen3\"\n[providers.ollama]\nbase_url = \"http://localhost:11434/v1\"\nmodels = [\"qwen3\", \"llama3.3\"]\n"+
+		"[providers.openai]\ncontext_window = 1000\n[pricing.\"openai/gpt-4.1\"]\ninput = 2.0\noutput = 8.0\n")
+	c, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home, EnvOpenAIKey: "k"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.ModelChoices(env(map[string]string{EnvOpenAIKey: "k"}))
+	if len(got) < 3 || got[0] != "ollama/qwen3" || !slices.Contains(got, "ollama/llama3.3") || !slices.Contains(got, "openai/gpt-4.1") {
+		t.Errorf("choices %q", got)
+	}
+	for _, m := range got {
+		if strings.HasPrefix(m, "anthropic/") {
+			t.Errorf("offered %s without its key", m)
+		}
+	}
+	if p, ok := c.PriceOf("openai/gpt-4.1"); !ok || p.Input != 2 || p.Output != 8 {
+		t.Errorf("price %+v %v", p, ok)
+	}
+	if _, ok := c.PriceOf("openai/unknown"); ok {
+		t.Error("a price for an unpriced model")
+	}
+	if _, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: writeConfig(t, "[pricing.x]\ninput = -1\n")})); err == nil {
+		t.Error("a negative price was accepted")
 	}
 }

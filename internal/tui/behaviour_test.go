@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
@@ -299,5 +300,58 @@ func TestMentionCompletionAndAttach(t *testing.T) {
 	}
 	if !strings.Contains(h.screen(), "attached internal/parse/lexer.go") {
 		t.Errorf("no attachment note:\n%s", h.screen())
+	}
+}
+
+// /model opens a picker of the configured models; the choice becomes the
+// model of the reopened session and the status bar says so.
+func TestModelPicker(t *testing.T) {
+	f := newFake()
+	opts := testOptions(f)
+	opts.ModelLabel = "openai/gpt-4.1"
+	var set []string
+	opts.Models = func() []string { return []string{"openai/gpt-4.1", "anthropic/claude-sonnet-4-5", "ollama/qwen3"} }
+	opts.SetModel = func(name string) error { set = append(set, name); return nil }
+	h := newHarness(t, opts, 100, 24)
+	h.typeText("/model")
+	h.key("enter")
+	if s := h.screen(); !strings.Contains(s, "Switch model") || !strings.Contains(s, "ollama/qwen3") || !strings.Contains(s, "(current)") {
+		t.Fatalf("picker:\n%s", s)
+	}
+	h.typeText("2")
+	h.key("enter")
+	h.waitIdle()
+	if len(set) != 1 || set[0] != "anthropic/claude-sonnet-4-5" {
+		t.Fatalf("SetModel calls %v", set)
+	}
+	if s := h.screen(); !strings.Contains(s, "anthropic/claude-sonnet-4-5") {
+		t.Errorf("status bar does not show the new model:\n%s", s)
+	}
+	h.typeText("/model ollama/qwen3")
+	h.key("enter")
+	h.waitIdle()
+	if len(set) != 2 || set[1] != "ollama/qwen3" {
+		t.Errorf("SetModel calls %v", set)
+	}
+}
+
+// The status bar keeps the session's token total and, for a priced model,
+// its cost; an unpriced model shows tokens only.
+func TestSessionCost(t *testing.T) {
+	for _, priced := range []bool{true, false} {
+		f := newFake()
+		opts := testOptions(f)
+		opts.ModelLabel = "openai/gpt-4.1"
+		opts.Price = func(m string) (float64, float64, bool) { return 2, 8, priced && m == "openai/gpt-4.1" }
+		h := newHarness(t, opts, 120, 24)
+		h.m.handleEvent(agent.UsageUpdate{Usage: llm.Usage{InputTokens: 1000, OutputTokens: 500}})
+		h.m.handleEvent(agent.UsageUpdate{Usage: llm.Usage{InputTokens: 2000, OutputTokens: 0}})
+		s := h.screen()
+		if !strings.Contains(s, "3.5k tok") {
+			t.Errorf("priced=%v: no token total:\n%s", priced, s)
+		}
+		if got := strings.Contains(s, "$0.010"); got != priced {
+			t.Errorf("priced=%v: cost shown %v (want (1000*2+500*8+2000*2)/1e6 = $0.010):\n%s", priced, got, s)
+		}
 	}
 }

@@ -32,6 +32,7 @@ func init() {
 		{name: "/continue", help: "resume auto-execution of the approved plan", run: (*model).cmdContinue, idle: true},
 		{name: "/compact", help: "summarise older history now", run: (*model).cmdCompact, idle: true},
 		{name: "/todos", help: "show the todo list", run: (*model).cmdTodos},
+		{name: "/model", args: "[name]", help: "switch the model (a picker without a name)", run: (*model).cmdModel, idle: true},
 		{name: "/skills", help: "list the skills found", run: (*model).cmdSkills},
 		{name: "/mcp", help: "show MCP servers", run: (*model).cmdMCP},
 		{name: "/help", help: "show commands and keys", run: (*model).cmdHelp},
@@ -83,6 +84,42 @@ func (m *model) cmdResume(arg string) tea.Cmd {
 		s, err := list()
 		return sessionsMsg{list: s, err: err}
 	}
+}
+
+// cmdModel switches the model for the following turns; the session goes
+// on with its history.
+func (m *model) cmdModel(arg string) tea.Cmd {
+	if m.opts.Models == nil || m.opts.SetModel == nil {
+		m.hint = "switching models is not available here"
+		return nil
+	}
+	if arg != "" {
+		return m.switchModel(arg)
+	}
+	items := m.opts.Models()
+	if len(items) == 0 {
+		m.note("No models to offer: set a provider's key, or list models under [providers.NAME] models in config.toml.")
+		return nil
+	}
+	p := &modelPicker{items: items, current: m.opts.ModelLabel}
+	m.picker, m.onPick = p, m.switchModel
+	m.layout()
+	return nil
+}
+
+// switchModel makes name the model and reopens the session on it.
+func (m *model) switchModel(name string) tea.Cmd {
+	if err := m.opts.SetModel(name); err != nil {
+		m.errorLine("Cannot switch to " + name + ": " + err.Error())
+		return nil
+	}
+	m.opts.ModelLabel = name
+	m.hint = "model: " + name + " (the session goes on with its history)"
+	id := m.sessionID
+	if m.eng == nil || len(m.eng.History()) == 0 {
+		id = ""
+	}
+	return m.openEngine(id, true)
 }
 
 func (m *model) cmdPlan(arg string) tea.Cmd {

@@ -11,6 +11,52 @@ import (
 
 const pickerRows = 10
 
+// chooser is a list picker: keys move and choose; Esc cancels.
+type chooser interface {
+	update(k tea.KeyPressMsg) (choice string, cancelled bool)
+	view(width int, th theme) string
+}
+
+// modelPicker lists the models /model can switch to.
+type modelPicker struct {
+	items   []string
+	current string
+	cursor  int
+}
+
+func (p *modelPicker) update(k tea.KeyPressMsg) (string, bool) {
+	switch k.String() {
+	case "up":
+		p.cursor = max(p.cursor-1, 0)
+	case "down":
+		p.cursor = min(p.cursor+1, len(p.items)-1)
+	case "enter":
+		return p.items[p.cursor], false
+	case "esc":
+		return "", true
+	default:
+		if d := k.String(); len(d) == 1 && d[0] >= '1' && d[0] <= '9' && int(d[0]-'1') < len(p.items) {
+			p.cursor = int(d[0] - '1')
+		}
+	}
+	return "", false
+}
+
+func (p *modelPicker) view(width int, th theme) string {
+	inner := min(width-4, 96)
+	lines := []string{th.accent.Bold(true).Render("Switch model (next turn on)"), ""}
+	start := max(0, min(p.cursor-pickerRows/2, len(p.items)-pickerRows))
+	for i := start; i < len(p.items) && i < start+pickerRows; i++ {
+		text := p.items[i]
+		if text == p.current {
+			text += dimStyle.Render("  (current)")
+		}
+		lines = append(lines, optionLine(i+1, text, i == p.cursor, false, inner, th))
+	}
+	lines = append(lines, "", dimStyle.Render(ansi.Truncate("↑/↓ or 1–9 pick · Enter switches · Esc closes · /model NAME for another", inner, "…")))
+	return dialogBox(strings.Join(lines, "\n"), inner, th)
+}
+
 // resumePicker lists this workdir's sessions for /resume.
 type resumePicker struct {
 	items  []SessionInfo

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -60,14 +61,21 @@ type model struct {
 	planFresh bool
 	review    *reviewDialog
 	perm      *permissionDialog
-	picker    *resumePicker
+	picker    chooser              // an open list picker (/resume, /model)
+	onPick    func(string) tea.Cmd // what the picker's choice does
 
 	setup       *SetupInfo
 	quitArmed   bool
 	expandTools bool     // Ctrl+O: tool results shown whole
 	files       []string // the workdir's files for @ completion, once listed
-	hint        string
-	loading     bool
+	// The session's token totals since it was opened here, and their cost
+	// when every model used has a price (costKnown).
+	totalIn, totalOut int
+	cost              float64
+	costKnown         bool
+	totalsFor         string // the session the totals belong to
+	hint              string
+	loading           bool
 }
 
 // Messages the model receives from its commands.
@@ -111,6 +119,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		ctxWindow: opts.ContextWindow,
 		width:     80,
 		height:    24,
+		costKnown: true,
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -293,6 +302,7 @@ func (m *model) statusBar() statusBar {
 		mode: m.mode, model: m.opts.ModelLabel, ctxTokens: m.ctxTokens, ctxWindow: m.ctxWindow,
 		sessionID: m.sessionID, done: done, total: total,
 		sandboxOK: m.opts.SandboxEnforced, sandbox: m.opts.SandboxLabel,
+		usage: m.usageLabel(),
 	}
 	if m.running {
 		// The running turn keeps the tools of the mode it started in; a
@@ -311,3 +321,16 @@ func (m *model) statusBar() statusBar {
 }
 
 func lineCount(s string) int { return strings.Count(s, "\n") + 1 }
+
+// usageLabel is the session's totals for the status bar: "12.3k tok" and,
+// when every call had a price, "$0.042".
+func (m *model) usageLabel() string {
+	if m.totalIn+m.totalOut == 0 {
+		return ""
+	}
+	s := formatTokens(m.totalIn+m.totalOut) + " tok"
+	if m.costKnown {
+		s += fmt.Sprintf(" $%.3f", m.cost)
+	}
+	return s
+}

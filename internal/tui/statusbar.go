@@ -27,6 +27,7 @@ type statusBar struct {
 	// sandbox labels the kernel sandbox: dim when enforced, red otherwise.
 	sandbox   string
 	sandboxOK bool
+	usage     string // the session's token totals (and cost)
 }
 
 // contextStyle colours the gauge: green below 50%, yellow below 80%, red above.
@@ -60,6 +61,9 @@ func (s statusBar) view(width int) string {
 	if s.ctxWindow > 0 {
 		pct := s.ctxTokens * 100 / s.ctxWindow
 		parts = append(parts, contextStyle(pct, th.bar).Render(fmt.Sprintf("ctx %d%%", pct)))
+	}
+	if s.usage != "" {
+		parts = append(parts, th.bar.Foreground(colDim).Render(s.usage))
 	}
 	if s.total > 0 {
 		// Completed items only: in_progress is not progress (seed 002).

@@ -102,6 +102,15 @@ type Options struct {
 	// the model receives and says in one line what it attached; nil sends
 	// prompts as typed. Called off the UI loop.
 	Attach func(prompt string) (expanded, summary string)
+	// Models lists what /model offers (PROVIDER/MODEL, current first);
+	// SetModel makes name the model of the engines NewEngine opens from
+	// now on. Either nil: /model is not available.
+	Models   func() []string
+	SetModel func(name string) error
+	// Price returns a model's price in dollars per million input and
+	// output tokens, for the session's cost; ok is false when unknown
+	// (tokens only are shown).
+	Price func(model string) (input, output float64, ok bool)
 	// Setup, when non-nil, means no provider is configured.
 	Setup *SetupInfo
 	// DemoBanner, when set, is shown on a banner line (the scripted demo).

@@ -105,7 +105,7 @@ func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
 	case id != "":
 		m.picker = nil
 		m.layout()
-		return m.openEngine(id, true)
+		return m.onPick(id)
 	}
 	m.layout()
 	return nil

@@ -76,6 +76,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 	case agent.UsageUpdate:
 		m.tokensIn += ev.Usage.InputTokens
 		m.tokensOut += ev.Usage.OutputTokens
+		m.addUsage(ev.Usage)
 		m.ctxTokens = ev.ContextTokens
 		if ev.ContextWindow > 0 {
 			m.ctxWindow = ev.ContextWindow
@@ -183,6 +184,9 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 	m.todos = m.eng.Todos()
 	m.plan, m.review, m.perm, m.calls, m.stream = nil, nil, nil, map[string]*block{}, nil
 	m.ctxTokens = 0
+	if m.sessionID != m.totalsFor {
+		m.totalIn, m.totalOut, m.cost, m.costKnown, m.totalsFor = 0, 0, 0, true, m.sessionID
+	}
 	if len(msg.history) == 0 {
 		m.eng.SetMode(m.mode)
 		m.welcome()
@@ -256,6 +260,7 @@ func (m *model) handleSessions(msg sessionsMsg) {
 		m.note("No earlier sessions in this workdir.")
 	default:
 		m.picker = &resumePicker{items: msg.list, now: m.now()}
+		m.onPick = func(id string) tea.Cmd { return m.openEngine(id, true) }
 	}
 	m.layout()
 }
@@ -264,3 +269,21 @@ func (m *model) note(s string)      { m.tr.add(&block{kind: blockNotice, text: s
 func (m *model) errorLine(s string) { m.tr.add(&block{kind: blockError, text: s}) }
 
 func itoa(n int) string { return fmt.Sprint(n) }
+
+// addUsage adds one model call to the session's totals and, when the
+// model has a price, to its cost; one unpriced call makes the cost
+// unknown (tokens only are shown).
+func (m *model) addUsage(u llm.Usage) {
+	m.totalIn += u.InputTokens
+	m.totalOut += u.OutputTokens
+	if m.opts.Price == nil {
+		m.costKnown = false
+		return
+	}
+	in, out, ok := m.opts.Price(m.opts.ModelLabel)
+	if !ok {
+		m.costKnown = false
+		return
+	}
+	m.cost += (float64(u.InputTokens)*in + float64(u.OutputTokens)*out) / 1e6
+}
