@@ -110,28 +110,49 @@ func requestHistory(msgs []llm.Message) []llm.Message {
 
 // wellFormed reports whether every tool call in msgs is answered by exactly
 // one of the tool messages directly after its assistant message, and every
-// tool message is such an answer.
+// tool message is such an answer. It runs before every model call over the
+// whole history, so it allocates nothing for the usual few calls per
+// message.
 func wellFormed(msgs []llm.Message) bool {
+	var small [16]bool
 	for i := 0; i < len(msgs); {
 		m := msgs[i]
 		i++
 		if m.Role == llm.RoleTool {
 			return false
 		}
-		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+		n := len(m.ToolCalls)
+		if m.Role != llm.RoleAssistant || n == 0 {
 			continue
 		}
-		want := make(map[string]int, len(m.ToolCalls))
-		for _, c := range m.ToolCalls {
-			want[c.ID]++
+		if i+n > len(msgs) {
+			return false
 		}
-		for range m.ToolCalls {
-			if i >= len(msgs) || msgs[i].Role != llm.RoleTool || want[msgs[i].ToolCallID] == 0 {
+		answered := small[:0]
+		if n <= len(small) {
+			answered = small[:n]
+			clear(answered)
+		} else {
+			answered = make([]bool, n)
+		}
+		for _, r := range msgs[i : i+n] {
+			if r.Role != llm.RoleTool || !markAnswer(m.ToolCalls, answered, r.ToolCallID) {
 				return false
 			}
-			want[msgs[i].ToolCallID]--
-			i++
 		}
+		i += n
 	}
 	return true
+}
+
+// markAnswer marks the first unanswered call with id as answered and
+// reports whether there was one.
+func markAnswer(calls []llm.ToolCall, answered []bool, id string) bool {
+	for k := range calls {
+		if !answered[k] && calls[k].ID == id {
+			answered[k] = true
+			return true
+		}
+	}
+	return false
 }

@@ -145,3 +145,22 @@ func TestRequestHistoryRepairsRandomInterleavings(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRequestHistory checks a 2000-turn history before a model call:
+// it must not allocate, so the per-turn cost does not grow with garbage.
+func BenchmarkRequestHistory(b *testing.B) {
+	var msgs []llm.Message
+	for i := range 2000 {
+		id := fmt.Sprintf("c%d", i)
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file"}, {ID: id + "b", Name: "read_file"}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: id + "b"},
+			llm.Message{Role: llm.RoleTool, ToolCallID: id})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if got := requestHistory(msgs); len(got) != len(msgs) {
+			b.Fatal("a well-formed history was rebuilt")
+		}
+	}
+}
