@@ -93,7 +93,8 @@ func TestSearchFilesLongLine(t *testing.T) {
 // TestMatcherAgreesWithRegexp checks every fast path against a plain
 // line-by-line regexp.
 func TestMatcherAgreesWithRegexp(t *testing.T) {
-	text := "alpha beta\r\n\nfunc NewReader(r io.Reader) *Reader {\n\tgamma_delta(1)\nBETA\nxNewReaderx\nlast line no newline NewReader"
+	text := "alpha beta\r\n\nfunc NewReader(r io.Reader) *Reader {\n\tgamma_delta(1)\nBETA\nxNewReaderx\nABC1234x ab12 XYZ9876\n" +
+		"2026-11-30 ZZ99999q\n12\n34\nlast line no newline NewReader"
 	for _, text := range []string{text, text + "\n", strings.Repeat(text+"\n", 3000)} {
 		checkMatcher(t, text)
 	}
@@ -104,6 +105,7 @@ func checkMatcher(t *testing.T, text string) {
 	for _, p := range []string{
 		"beta", "NewReader", `New\w+\(`, `\w+Reader\b`, `(?i)beta`, `^$`, `line$`, `^\t`, `[a-z]+_[a-z]+\(`,
 		`a|x`, `\r`, "gamma_delta\\(1\\)$", `(Reader){2}`, `^alpha beta$`,
+		`[A-Z]{3}[0-9]{4}[a-z]`, `[A-Z]{2}[0-9]{5}`, `[0-9]{2}$`, `^[0-9]{2}`, `([0-9]{2}){2}`, `(?i)[a-z]{2}[0-9]{2}`,
 	} {
 		m, err := newMatcher(p)
 		if err != nil {
@@ -125,6 +127,42 @@ func checkMatcher(t *testing.T, text string) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("pattern %q on %d bytes: %d lines, want %d", p, len(text), len(got), len(want))
+		}
+	}
+}
+
+// Literal-free patterns are prefiltered by the most selective run of a
+// small byte class they require.
+func TestRequiredRun(t *testing.T) {
+	for p, want := range map[string]string{
+		`[A-Z]{3}[0-9]{4}[a-z]`: "0-9 x4",
+		`[A-Z]{3}x`:             "A-Z x3",
+		`\w{5}`:                 "",
+		`[a-z]+`:                "",
+		`[0-9]x|y`:              "",
+		`[é-ü]{4}`:              "",
+		`x[0-9][0-9][0-9]y`:     "0-9 x3",
+	} {
+		re, err := syntaxParse(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, n := requiredRun(re)
+		got := ""
+		if set != nil {
+			lo, hi := -1, -1
+			for b, ok := range set {
+				if ok {
+					if lo < 0 {
+						lo = b
+					}
+					hi = b
+				}
+			}
+			got = fmt.Sprintf("%c-%c x%d", lo, hi, n)
+		}
+		if got != want {
+			t.Errorf("requiredRun(%q) = %q, want %q", p, got, want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -27,9 +28,14 @@ type matcher struct {
 	// follow the needle inside a match; an occurrence with other
 	// neighbours is rejected with two lookups instead of a regexp call.
 	before, after *[256]bool
-	line          *regexp.Regexp // the pattern, applied to one line
-	whole         *regexp.Regexp // the pattern in (?m) mode, applied to a whole file
-	chunk         int            // bytes of a file given to whole at once
+	// run, when not nil, is a byte class every match has runLen
+	// consecutive bytes of (the [0-9]{4} of `[A-Z]{3}[0-9]{4}`): lines
+	// without such a run are rejected by a byte scan, without the regexp.
+	run    *[256]bool
+	runLen int
+	line   *regexp.Regexp // the pattern, applied to one line
+	whole  *regexp.Regexp // the pattern in (?m) mode, applied to a whole file
+	chunk  int            // bytes of a file given to whole at once
 }
 
 // lineMatch is one matching line, ready for display.
@@ -65,6 +71,12 @@ func newMatcher(pattern string) (*matcher, error) {
 		if lit := requiredLiteral(parsed); lit != "" && goodNeedle(lit) && !strings.Contains(lit, "\n") {
 			m.needle = []byte(lit)
 			m.before, m.after = neighbours(parsed, lit)
+			return m, nil
+		}
+	}
+	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		if set, n := requiredRun(parsed); set != nil {
+			m.run, m.runLen = set, n
 			return m, nil
 		}
 	}
@@ -159,6 +171,10 @@ func (m *matcher) find(data []byte, limit int) []lineMatch {
 				pos = at + 1
 				continue
 			}
+		case m.run != nil:
+			if at = m.nextRun(data, pos); at < 0 {
+				return out
+			}
 		default:
 			if at = m.findChunked(data, pos); at < 0 {
 				return out
@@ -191,6 +207,85 @@ func (m *matcher) find(data []byte, limit int) []lineMatch {
 		pos = end + 1
 	}
 	return out
+}
+
+// nextRun returns the offset of the first run of m.runLen bytes of the
+// class m.run at or after pos, or -1.
+func (m *matcher) nextRun(data []byte, pos int) int {
+	n := 0
+	for i := pos; i < len(data); i++ {
+		if !m.run[data[i]] {
+			n = 0
+			continue
+		}
+		if n++; n == m.runLen {
+			return i + 1 - n
+		}
+	}
+	return -1
+}
+
+// requiredRun finds, in the top-level sequence of re, a class of ASCII
+// bytes that every match repeats at least twice in a row, and returns the
+// most selective one (the longest run of the smallest class), or nil.
+// Classes wider than 62 bytes (\w, .) are on nearly every line and are
+// not worth a scan.
+func requiredRun(re *syntax.Regexp) (*[256]bool, int) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var best *[256]bool
+	bestN, bestScore := 0, 0
+	consider := func(class *syntax.Regexp, n int) {
+		if n < 2 {
+			return
+		}
+		set, size := asciiClass(class)
+		if set == nil || size > 62 {
+			return
+		}
+		if score := n * (64 - size); score > bestScore {
+			best, bestN, bestScore = set, n, score
+		}
+	}
+	for i := 0; i < len(subs); i++ {
+		sub := subs[i]
+		switch {
+		case sub.Op == syntax.OpRepeat && sub.Sub[0].Op == syntax.OpCharClass:
+			consider(sub.Sub[0], sub.Min)
+		case sub.Op == syntax.OpCharClass:
+			// [0-9][0-9][0-9]: the same class written out.
+			n := 1
+			for i+n < len(subs) && subs[i+n].Op == syntax.OpCharClass && slices.Equal(subs[i+n].Rune, sub.Rune) {
+				n++
+			}
+			consider(sub, n)
+			i += n - 1
+		}
+	}
+	return best, bestN
+}
+
+// asciiClass returns the bytes of an ASCII-only character class and their
+// number, or nil when the class has other runes.
+func asciiClass(re *syntax.Regexp) (*[256]bool, int) {
+	var set [256]bool
+	size := 0
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		lo, hi := re.Rune[i], re.Rune[i+1]
+		if hi >= utf8.RuneSelf {
+			return nil, 0
+		}
+		for r := lo; r <= hi; r++ {
+			set[r] = true
+			size++
+		}
+	}
+	return &set, size
 }
 
 // neighboursFit reports whether the needle found at offset at has
