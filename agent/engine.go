@@ -52,6 +52,7 @@ type Engine struct {
 	evidence           *planning.Evidence
 	log                *slog.Logger
 	busy               atomic.Bool
+	hookStarted        atomic.Bool // session_start hooks have run
 
 	mu         sync.Mutex
 	mode       planning.Mode

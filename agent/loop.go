@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
@@ -29,6 +30,10 @@ func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
 		if !s.emit(e.startedIn(mode)) {
 			return RunCancelled, context.Canceled
 		}
+		e.sessionStartHooks(ctx, s, mode)
+		if out := e.runHooks(ctx, s, mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
+			return RunError, fmt.Errorf("the prompt was not sent: the user_prompt_submit hook blocked it: %s", out.Reason)
+		}
 		return e.loop(ctx, s, prompt, mode)
 	})
 }
@@ -45,12 +50,15 @@ type turnLoop struct {
 	// refining: the loop started with a plan awaiting approval (the user
 	// chose "keep refining"), so a fallback plan keeps its title.
 	refining bool
+	// stopActive: a stop hook blocked an earlier stop of this loop.
+	stopActive bool
 }
 
 // loop is the run loop. It is shared by Run and by every round of
 // auto-execution. Planning state is loaded on entry and saved on every exit,
 // panics included.
 func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planning.Mode) (status RunStatus, err error) {
+	e.sessionStartHooks(ctx, s, mode)
 	l := e.enter(ctx, s, mode)
 	defer func() {
 		if p := recover(); p != nil {
@@ -74,6 +82,13 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 			return RunError, err
 		}
 		if len(resp.Message.ToolCalls) == 0 {
+			goOn, err := l.stopHooks(ctx)
+			if err != nil {
+				return RunError, err
+			}
+			if goOn && ctx.Err() == nil {
+				continue
+			}
 			return l.finish(), nil
 		}
 		end, err := l.runTools(ctx, resp.Message.ToolCalls)

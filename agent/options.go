@@ -50,6 +50,7 @@ type config struct {
 	claim          func(ctx context.Context, sessionID string) error
 	permissions    *permission.Rules
 	savePermission func(rules []string) error
+	hooks          Hooks
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

@@ -150,7 +150,7 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 		if len(group) == 1 {
 			results = []tool.Result{l.execute(ctx, group[0])}
 		} else {
-			results = l.e.registry.ExecuteBatch(ctx, l.gate, group)
+			results = l.executeBatch(ctx, group)
 		}
 		for k, res := range results {
 			if err := l.record(ctx, group[k], res); err != nil {
@@ -173,16 +173,43 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 	return endTurn, nil
 }
 
-// execute runs one call, asking the user first when the mode requires it.
+// execute runs one call: its pre_tool_use hooks first (a block is the
+// model's answer and the user is not asked), then the user when the mode
+// or a rule requires it, then the tool and its post_tool_use hooks.
 func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
+	if res, ok := l.preToolUse(ctx, call); !ok {
+		return res
+	}
 	if l.needsApproval(call) {
 		if res, ok := l.askUser(ctx, call); !ok {
 			return res
 		}
 	}
-	return l.withProgress(ctx, call.ID, func(ctx context.Context) tool.Result {
+	res := l.withProgress(ctx, call.ID, func(ctx context.Context) tool.Result {
 		return l.e.registry.Execute(ctx, l.gate, call)
 	})
+	l.postToolUse(ctx, call, &res)
+	return res
+}
+
+// executeBatch runs read-only calls together, each after its pre_tool_use
+// hooks (one at a time, in call order) let it through.
+func (l *turnLoop) executeBatch(ctx context.Context, group []llm.ToolCall) []tool.Result {
+	results := make([]tool.Result, len(group))
+	var run []llm.ToolCall
+	var at []int
+	for k, c := range group {
+		if res, ok := l.preToolUse(ctx, c); !ok {
+			results[k] = res
+			continue
+		}
+		run, at = append(run, c), append(at, k)
+	}
+	for n, res := range l.e.registry.ExecuteBatch(ctx, l.gate, run) {
+		l.postToolUse(ctx, run[n], &res)
+		results[at[n]] = res
+	}
+	return results
 }
 
 // withProgress runs fn, which executes one call, and meanwhile emits the
