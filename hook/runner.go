@@ -32,6 +32,7 @@ type Runner struct {
 	unconfined bool
 	env        []string
 	hide       map[string]bool
+	keep       map[string]bool
 	shell      string
 	maxOutput  int
 }
@@ -65,6 +66,19 @@ func WithHiddenEnv(names ...string) Option {
 	}
 }
 
+// WithKeepEnv keeps variables that look secret (sandbox.IsSecretName),
+// like [env] keep does for commands. A name WithHiddenEnv drops stays
+// dropped: hooks never see the providers' keys.
+func WithKeepEnv(names ...string) Option {
+	return func(r *Runner) {
+		for _, n := range names {
+			if n != "" {
+				r.keep[n] = true
+			}
+		}
+	}
+}
+
 // WithShell runs hooks with this shell's -c (default "bash").
 func WithShell(path string) Option { return func(r *Runner) { r.shell = path } }
 
@@ -75,12 +89,15 @@ func WithMaxOutput(n int) Option { return func(r *Runner) { r.maxOutput = n } }
 // New returns a runner of hooks in workdir. A hook with an unknown event,
 // no command or a malformed matcher is an error naming its source.
 func New(workdir string, hooks []Hook, opts ...Option) (*Runner, error) {
-	r := &Runner{workdir: workdir, hide: map[string]bool{}, shell: "bash", maxOutput: DefaultMaxOutput}
+	r := &Runner{workdir: workdir, hide: map[string]bool{}, keep: map[string]bool{}, shell: "bash", maxOutput: DefaultMaxOutput}
 	for _, o := range opts {
 		o(r)
 	}
 	if r.env == nil {
 		r.env = os.Environ()
+	}
+	for n := range r.hide {
+		delete(r.keep, n)
 	}
 	if r.maxOutput <= 0 {
 		r.maxOutput = DefaultMaxOutput
@@ -214,7 +231,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, payload []byte) result {
 	stdout, stderr := newCapped(r.maxOutput), newCapped(r.maxOutput)
 	cmd := exec.Command(r.shell, "-c", h.Command)
 	cmd.Dir = r.workdir
-	env := sandbox.ScrubEnv(r.env, nil, r.hide)
+	env := sandbox.ScrubEnv(r.env, r.keep, r.hide)
 	env = dropShellStartup(env)
 	cmd.Env = append(env, "HARNESS9_PROJECT_DIR="+r.workdir)
 	cmd.Stdin = bytes.NewReader(payload)

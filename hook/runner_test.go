@@ -141,15 +141,15 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 func TestSecretsDoNotReachHooks(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, dir, []Hook{{Event: Stop, Command: "env > env.txt"}},
-		WithEnv([]string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-secret", "MY_PROVIDER=hidden-too", "PLAIN=ok"}),
-		WithHiddenEnv("MY_PROVIDER"))
+		WithEnv([]string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-secret", "MY_PROVIDER=hidden-too", "PLAIN=ok", "GH_TOKEN=kept"}),
+		WithHiddenEnv("MY_PROVIDER", "OPENAI_API_KEY"), WithKeepEnv("GH_TOKEN", "OPENAI_API_KEY"))
 	r.Run(context.Background(), Event{Name: Stop})
 	b, err := os.ReadFile(filepath.Join(dir, "env.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := string(b)
-	if strings.Contains(env, "sk-secret") || strings.Contains(env, "hidden-too") || !strings.Contains(env, "PLAIN=ok") {
+	if strings.Contains(env, "sk-secret") || strings.Contains(env, "hidden-too") || !strings.Contains(env, "PLAIN=ok") || !strings.Contains(env, "GH_TOKEN=kept") {
 		t.Fatalf("hook environment:\n%s", env)
 	}
 	if !strings.Contains(env, "HARNESS9_PROJECT_DIR="+dir) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/anthropic"
@@ -143,6 +144,7 @@ type wiring struct {
 	sandbox  *sandbox.Sandbox  // nil when the user turned it off
 	perms    *permission.Rules // every engine's rules; always-allow answers add to them
 	ws       *tool.Workspace   // the workdir, given once: tools, sandbox and engine share it
+	hooks    *hook.Runner      // nil when no hook is in effect
 
 	// lockMu guards held: the lock of the session this process writes to
 	// (one at a time; the TUI moves it when the user switches sessions).
@@ -233,6 +235,10 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 			}
 		}
 		rt.tools = append(rt.tools, rt.mcp.Tools()...)
+	}
+	if rt.hooks, err = newHooks(rt, func(msg string) { rt.logger.Warn(msg) }); err != nil {
+		rt.Close()
+		return nil, err
 	}
 	rt.system = systemPrompt(c.Workdir, skills)
 	if rt.store, err = openStore(c); err != nil {
@@ -344,6 +350,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithSessionClaim(rt.claim),
 		agent.WithPermissions(rt.perms),
 		agent.WithPermissionStore(c.SaveProjectAllow),
+	}
+	if rt.hooks != nil {
+		opts = append(opts, agent.WithHooks(rt.hooks))
 	}
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))

@@ -78,6 +78,7 @@ var doctorChecks = []doctorCheck{
 	{"policy", true, checkPolicy},
 	{"trust", true, checkTrust},
 	{"permissions", true, checkPermissions},
+	{"hooks", true, checkHooks},
 	{"rg", false, checkCommand("rg", "search_files uses it when present")},
 	{"git", false, checkCommand("git", "plans and task directories live in the git repository")},
 	{"tmux", false, checkCommand("tmux", "needed only by the TUI's end-to-end tests")},

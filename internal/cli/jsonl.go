@@ -134,6 +134,8 @@ func jsonlObject(ev agent.Event) object {
 	case agent.UsageUpdate:
 		o = o.set("input_tokens", e.Usage.InputTokens, "output_tokens", e.Usage.OutputTokens)
 		o = o.set("context_tokens", e.ContextTokens, "context_window", e.ContextWindow)
+	case agent.HookReport:
+		o = o.set("event", e.Event, "hook", e.Hook, "blocked", e.Blocked, "message", e.Message)
 	case agent.Error:
 		o = o.set("message", e.Message)
 	case agent.Done:

@@ -122,6 +122,13 @@ func (o *output) human(ev agent.Event) {
 		}
 	case agent.Compacted:
 		fmt.Fprintf(w, "context compacted: %d → %d tokens %s\n", e.BeforeTokens, e.AfterTokens, e.Note)
+	case agent.HookReport:
+		o.endText()
+		if e.Blocked {
+			fmt.Fprintf(w, "⛔ %s blocked: %s\n", e.Hook, firstLine(e.Message, 300))
+		} else {
+			fmt.Fprintf(w, "⚠ %s failed: %s\n", e.Hook, firstLine(e.Message, 300))
+		}
 	case agent.Error:
 		o.endText()
 		fmt.Fprintf(w, "error: %s\n", e.Message)

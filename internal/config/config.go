@@ -125,6 +125,10 @@ type Config struct {
 	// user's stored decision says otherwise. Nothing is stored.
 	TrustProject bool
 
+	// Hooks are the user's and the project's hooks (hooks.go).
+	Hooks HooksConfig
+	// hooksFile is the user's [hooks], parsed once the workdir is known.
+	hooksFile hooksFile
 	// Warnings are problems that did not stop loading (a project's allow
 	// rules, which are ignored); the caller shows them.
 	Warnings []string
@@ -158,6 +162,7 @@ type file struct {
 	Sandbox     sandboxFile          `toml:"sandbox"`
 	Env         envFile              `toml:"env"`
 	Permissions permissionsFile      `toml:"permissions"`
+	Hooks       hooksFile            `toml:"hooks"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -234,6 +239,9 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	if st, err := os.Stat(c.Workdir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("workdir %s is not a directory (set it with -C/--workdir)", c.Workdir)
+	}
+	if c.Hooks.User, err = parseHooks(c.hooksFile.lists(), c.File, c.Workdir); err != nil {
+		return nil, err
 	}
 	if err := c.loadPermissions(flags); err != nil {
 		return nil, err
@@ -381,6 +389,8 @@ func (c *Config) apply(f file) error {
 	if err := c.applyPermissions(f.Permissions); err != nil {
 		return err
 	}
+	c.hooksFile = f.Hooks
+	c.Hooks.Unconfined = f.Hooks.Unconfined
 	names := make([]string, 0, len(f.Providers))
 	for name := range f.Providers {
 		names = append(names, name)

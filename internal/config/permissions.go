@@ -40,9 +40,12 @@ type permissionsFile struct {
 	Deny  []string `toml:"deny"`
 }
 
-// projectFile mirrors a project's config file: only [permissions].
+// projectFile mirrors a project's config file: [permissions] and the
+// [[hooks.EVENT]] tables (not hooks.unconfined, which only the user may
+// set).
 type projectFile struct {
 	Permissions permissionsFile `toml:"permissions"`
+	Hooks       hookLists       `toml:"hooks"`
 }
 
 // projectAllowFile mirrors an always-allow record.
@@ -88,6 +91,9 @@ func (c *Config) loadPermissions(flags Flags) error {
 		if err != nil {
 			return err
 		}
+		if c.Hooks.Project, err = parseHooks(f.Hooks, path, c.Workdir); err != nil {
+			return err
+		}
 		if len(f.Permissions.Allow) > 0 {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: permissions.allow is ignored: a project may only add ask and deny rules "+
 				"(allow them yourself in %s or with --allow): %s", path, c.File, strings.Join(f.Permissions.Allow, ", ")))
@@ -117,7 +123,7 @@ func (c *Config) loadPermissions(flags Flags) error {
 // projectSections are the tables a project's config file may hold; every
 // other key is ignored with a warning, because a cloned repository must
 // not configure what runs or where the user's keys are sent.
-var projectSections = map[string]bool{"permissions": true}
+var projectSections = map[string]bool{"permissions": true, "hooks": true}
 
 // readProjectFile decodes a project's config file. Keys a project may not
 // set are dropped with a warning rather than refused, so that a repository
@@ -136,9 +142,16 @@ func (c *Config) readProjectFile(path string, data []byte) (projectFile, error) 
 			delete(raw, k)
 		}
 	}
+	if h, ok := raw["hooks"].(map[string]any); ok {
+		if _, set := h["unconfined"]; set {
+			// Only the user may let hooks run outside the sandbox.
+			delete(h, "unconfined")
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: ignored hooks.unconfined: only your own %s can let hooks run without the kernel sandbox", path, c.File))
+		}
+	}
 	if len(ignored) > 0 {
 		sort.Strings(ignored)
-		why := "a project's config may only add permission ask and deny rules"
+		why := "a project's config may only add permission ask and deny rules and hooks"
 		for _, k := range ignored {
 			if k == "providers" || k == "model" || k == "env" {
 				why = "provider settings, models and environment are never taken from a project, trusted or not (set them in " + c.File + ")"
@@ -154,7 +167,7 @@ func (c *Config) readProjectFile(path string, data []byte) (projectFile, error) 
 	dec := toml.NewDecoder(strings.NewReader(string(kept)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return f, fmt.Errorf("%s: %w (a project's [permissions] may hold ask and deny lists)", path, err)
+		return f, fmt.Errorf("%s: %w (a project's [permissions] may hold ask and deny lists, its [hooks] [[hooks.EVENT]] tables)", path, err)
 	}
 	return f, nil
 }

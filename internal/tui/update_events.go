@@ -81,6 +81,12 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		if ev.ContextWindow > 0 {
 			m.ctxWindow = ev.ContextWindow
 		}
+	case agent.HookReport:
+		if ev.Blocked {
+			m.note(fmt.Sprintf("⛔ %s blocked: %s", ev.Hook, ev.Message))
+		} else {
+			m.errorLine(fmt.Sprintf("⚠ %s failed: %s", ev.Hook, ev.Message))
+		}
 	case agent.Error:
 		m.sawError = true
 		m.errorLine("✗ " + ev.Message)

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/harness9/harness9/hook"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/sandbox"
+)
+
+// newHooks builds the runner of the hooks in effect: the user's, always
+// (the user wrote them), and the project's only when the user trusts the
+// project (a cloned repository must not run commands by being opened). It
+// returns nil when no hook is in effect. warn receives why project hooks
+// were left out.
+func newHooks(rt *wiring, warn func(msg string)) (*hook.Runner, error) {
+	c := rt.cfg
+	hooks := c.Hooks.User
+	if len(c.Hooks.Project) > 0 {
+		if ok, why := trustState(c); ok {
+			hooks = append(hooks[:len(hooks):len(hooks)], c.Hooks.Project...)
+		} else {
+			warn(fmt.Sprintf("the %d hook(s) of %s were not run: %s; read the file, then run `harness9 trust` in the project to run them",
+				len(c.Hooks.Project), config.ProjectConfigFile, why))
+		}
+	}
+	if len(hooks) == 0 {
+		return nil, nil
+	}
+	var keyVars []string
+	for _, p := range c.Providers {
+		keyVars = append(keyVars, p.APIKeyEnv)
+	}
+	opts := []hook.Option{hook.WithEnv(os.Environ()), hook.WithHiddenEnv(keyVars...), hook.WithKeepEnv(c.Sandbox.KeepEnv...)}
+	if rt.sandbox != nil {
+		opts = append(opts, hook.WithSandbox(rt.sandbox))
+	}
+	opts = append(opts, hook.WithUnconfined(c.Hooks.Unconfined))
+	r, err := hook.New(c.Workdir, hooks, opts...)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return r, nil
+}
+
+// checkHooks is doctor's line on hooks: how many run, whether the
+// project's are left out, and whether the kernel sandbox confines them.
+func checkHooks(_ context.Context, d *doctorRun) (string, string) {
+	c := d.cfg
+	user, project := len(c.Hooks.User), len(c.Hooks.Project)
+	if user+project == 0 {
+		return checkOK, "none configured"
+	}
+	detail := fmt.Sprintf("%d of yours", user)
+	status := checkOK
+	if project > 0 {
+		if ok, why := trustState(c); ok {
+			detail += fmt.Sprintf(", %d of the trusted project", project)
+		} else {
+			status = checkWarn
+			detail += fmt.Sprintf(", %d of %s not run (%s; `harness9 trust` runs them)", project, config.ProjectConfigFile, why)
+		}
+	}
+	sup := sandbox.Probe()
+	switch {
+	case c.Sandbox.Mode == config.SandboxOff || !sup.Available:
+		why := "the sandbox is off"
+		if c.Sandbox.Mode != config.SandboxOff {
+			why = "no kernel sandbox: " + sup.Reason
+		}
+		if c.Hooks.Unconfined {
+			return checkWarn, detail + "; " + why + ", hooks run unconfined ([hooks] unconfined = true)"
+		}
+		return checkWarn, detail + "; " + why + ", so hooks do not run (set [hooks] unconfined = true in " + c.File + " to run them anyway)"
+	}
+	return status, detail + "; confined by the kernel sandbox under the mode's policy"
+}
