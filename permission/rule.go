@@ -144,3 +144,7 @@ func (r Rule) checkSpecifier() error {
 	}
 	return nil
 }
+
+// MatchesTool reports whether r names the tool called name (exactly, or
+// by its prefix when r's tool ends in "*"), whatever its specifier.
+func (r Rule) MatchesTool(name string) bool { return matchTool(r.Tool, name) }

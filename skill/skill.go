@@ -227,6 +227,12 @@ func load(ws *tool.Workspace, path string) (Skill, error) {
 	}, nil
 }
 
+// SplitFrontmatter separates a markdown file's YAML frontmatter from its
+// body, as SKILL.md files are read: "---\n<yaml>\n---\n<body>", with a
+// UTF-8 BOM and CRLF line endings accepted. Other packages reading
+// markdown files with frontmatter (custom commands) use it too.
+func SplitFrontmatter(data []byte) (fm, body []byte, err error) { return splitFrontmatter(data) }
+
 // splitFrontmatter separates "---\n<yaml>\n---\n<body>". A UTF-8 BOM and CRLF
 // line endings are accepted.
 func splitFrontmatter(data []byte) (fm, body []byte, err error) {
