@@ -20,6 +20,10 @@ import (
 // prompt is wrapped in planning's Plan-Mode instructions and a submitted
 // plan ends the run with RunAwaitingApproval.
 func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
+	return e.run(ctx, prompt, runState{})
+}
+
+func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
 		// The mode is snapshotted once: SetMode from another goroutine
 		// does not change the tools of a loop already running (seed 000).
@@ -34,7 +38,7 @@ func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
 		if out := e.runHooks(ctx, s, mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
 			return RunError, fmt.Errorf("the prompt was not sent: the user_prompt_submit hook blocked it: %s", out.Reason)
 		}
-		return e.loop(ctx, s, prompt, mode)
+		return e.loop(ctx, s, prompt, mode, rs)
 	})
 }
 
@@ -46,7 +50,8 @@ type turnLoop struct {
 	mode planning.Mode
 	gate tool.Gate
 	defs []llm.ToolDef
-	text string // the last assistant text, for a fallback plan's title
+	model string // the model name sent for this run
+	text  string // the last assistant text, for a fallback plan's title
 	// refining: the loop started with a plan awaiting approval (the user
 	// chose "keep refining"), so a fallback plan keeps its title.
 	refining bool
@@ -57,9 +62,9 @@ type turnLoop struct {
 // loop is the run loop. It is shared by Run and by every round of
 // auto-execution. Planning state is loaded on entry and saved on every exit,
 // panics included.
-func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planning.Mode) (status RunStatus, err error) {
+func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planning.Mode, rs runState) (status RunStatus, err error) {
 	e.sessionStartHooks(ctx, s, mode)
-	l := e.enter(ctx, s, mode)
+	l := e.enter(ctx, s, mode, rs)
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
@@ -108,7 +113,7 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planni
 
 // enter fixes the loop's tools for its mode, reloads planning state from
 // the store and marks the session running.
-func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turnLoop {
+func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs runState) *turnLoop {
 	e.loadState(ctx)
 	e.mu.Lock()
 	refining, err := e.flow.StartRun()
@@ -120,7 +125,14 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode) *turn
 		e.log.Warn("agent: the planning workflow refused to start a run", "err", err)
 	}
 	gate := e.withDenyRules(e.gateFor(mode))
-	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining}
+	if rs.restrict != nil {
+		gate = restrictGate{Gate: gate, e: e, r: rs.restrict}
+	}
+	model := e.cfg.model
+	if rs.model != "" {
+		model = rs.model
+	}
+	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining, model: model}
 }
 
 // leave settles the status of a loop that ended without submitting a plan
@@ -150,7 +162,7 @@ func (l *turnLoop) addPrompt(ctx context.Context, prompt string) error {
 // shape providers accept whatever order the store holds (requestHistory).
 func (l *turnLoop) request() llm.Request {
 	return llm.Request{
-		Model:    l.e.cfg.model,
+		Model:    l.model,
 		System:   l.e.cfg.system,
 		Messages: requestHistory(l.e.effectiveHistory()),
 		Tools:    l.defs,
