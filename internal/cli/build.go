@@ -26,6 +26,7 @@ import (
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/skill"
+	"github.com/harness9/harness9/slashcmd"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
 	"github.com/harness9/harness9/tool/mcptool"
@@ -145,6 +146,7 @@ type wiring struct {
 	perms    *permission.Rules // every engine's rules; always-allow answers add to them
 	ws       *tool.Workspace   // the workdir, given once: tools, sandbox and engine share it
 	hooks    *hook.Runner      // nil when no hook is in effect
+	commands []slashcmd.Command
 
 	// lockMu guards held: the lock of the session this process writes to
 	// (one at a time; the TUI moves it when the user switches sessions).
@@ -240,6 +242,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		rt.Close()
 		return nil, err
 	}
+	rt.commands = discoverCommands(c, func(msg string) { rt.logger.Warn(msg) })
 	rt.system = systemPrompt(c.Workdir, skills)
 	if rt.store, err = openStore(c); err != nil {
 		rt.Close()

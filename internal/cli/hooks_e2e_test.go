@@ -19,11 +19,6 @@ func needSandbox(t *testing.T) {
 	}
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // A pre_tool_use hook that exits 2 blocks a write_file: the file never
 // reaches the disk, the model's next request holds the hook's stderr (the
 // script's match fails the run otherwise), and the model works around it.

@@ -173,6 +173,13 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 		return err
 	}
 	defer rt.Close()
+	var runOpts agent.RunOptions
+	if expanded, o, note, ok := rt.expandCommand(prompt); ok {
+		if note != "" {
+			rt.notice(note)
+		}
+		prompt, runOpts = expanded, o
+	}
 	if strings.Contains(prompt, "@") {
 		var report []mention.Attached
 		prompt, report = mention.Expand(rt.ws, prompt)
@@ -202,7 +209,7 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	out := newOutput(e, f.json)
 	out.notices(c.Warnings...)
 	out.notices(rt.takeNotices()...)
-	h := &headless{e: e, eng: eng, out: out, approve: f.approve, maxTurns: c.MaxTurns}
+	h := &headless{e: e, eng: eng, out: out, approve: f.approve, maxTurns: c.MaxTurns, runOpts: runOpts}
 	status, err := h.drive(ctx, f, prompt)
 	if err != nil {
 		return err
@@ -251,6 +258,8 @@ type headless struct {
 	// maxTurns is the run's model-call limit, for the message when it is hit.
 	maxTurns int
 	lines    chan lineRead // terminal answers, read by one goroutine (see line)
+	// runOpts are a custom command's options for the prompt's run.
+	runOpts agent.RunOptions
 }
 
 type lineRead struct {
@@ -277,7 +286,7 @@ func (h *headless) drive(ctx context.Context, f *runFlags, prompt string) (agent
 	if f.plan {
 		h.eng.SetMode(planning.ModePlan)
 	}
-	status, err := h.play(ctx, h.eng.Run(ctx, prompt))
+	status, err := h.play(ctx, h.eng.RunWith(ctx, prompt, h.runOpts))
 	if err != nil || status != agent.RunAwaitingApproval {
 		return status, err
 	}

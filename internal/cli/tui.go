@@ -176,6 +176,8 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			p, ok := rt.cfg.PriceOf(model)
 			return p.Input, p.Output, ok
 		},
+		Commands:        rt.tuiCommands(),
+		Expand:          rt.expandCommand,
 		Workdir:         rt.cfg.Workdir,
 		HistoryFile:     filepath.Join(rt.cfg.Home, "history"),
 		ModelLabel:      rt.cfg.Model,

@@ -40,7 +40,17 @@ func init() {
 	}
 }
 
-// findCommand returns the command called name, or nil.
+// BuiltinCommands are the names of the built-in commands ("/help" …): a
+// custom command of the same name is never used.
+func BuiltinCommands() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// findCommand returns the built-in command called name, or nil.
 func findCommand(name string) *command {
 	for i := range commands {
 		if commands[i].name == name {
@@ -48,6 +58,31 @@ func findCommand(name string) *command {
 		}
 	}
 	return nil
+}
+
+// menu is every command the / menu, Tab and /help offer: the built-ins,
+// then the custom commands (sent as prompts, so they have no run).
+func (m *model) menu() []command {
+	if len(m.opts.Commands) == 0 {
+		return commands
+	}
+	all := append([]command(nil), commands...)
+	for _, c := range m.opts.Commands {
+		if findCommand(c.Name) == nil {
+			all = append(all, command{name: c.Name, args: c.Args, help: c.Help})
+		}
+	}
+	return all
+}
+
+// isCustom reports whether name is a custom command's.
+func (m *model) isCustom(name string) bool {
+	for _, c := range m.opts.Commands {
+		if c.Name == name && findCommand(name) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // runSlash dispatches a line starting with a known command's name. An
@@ -210,7 +245,7 @@ func (m *model) listing(title string, fn func() []string, empty string) {
 func (m *model) cmdHelp(string) tea.Cmd {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
-	for _, c := range commands {
+	for _, c := range m.menu() {
 		fmt.Fprintf(&b, "  %-18s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
 	}
 	b.WriteString("Keys:\n")

@@ -115,7 +115,7 @@ func (in *input) historyDown() {
 
 // complete expands a slash command prefix. With several matches it fills
 // the common prefix and returns the candidates for a hint line.
-func (in *input) complete() []string {
+func (in *input) complete(commands []command) []string {
 	v := in.ta.Value()
 	if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, " \n") {
 		return nil

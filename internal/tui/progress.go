@@ -86,7 +86,7 @@ func (m *model) commandMenu(rows int) []string {
 		return nil
 	}
 	var out []string
-	for _, c := range commands {
+	for _, c := range m.menu() {
 		if !strings.HasPrefix(c.name, v) {
 			continue
 		}

@@ -44,6 +44,18 @@ type Engine interface {
 	History() []llm.Message
 }
 
+// CustomCommand is a custom slash command as the menu and /help show it.
+type CustomCommand struct {
+	Name string // with the leading "/"
+	Args string // argument hint
+	Help string // description
+}
+
+// runnerWith is an Engine that takes run options (*agent.Engine).
+type runnerWith interface {
+	RunWith(ctx context.Context, prompt string, o agent.RunOptions) iter.Seq[agent.Event]
+}
+
 // SessionInfo is one row of the /resume picker.
 type SessionInfo struct {
 	ID      string
@@ -111,6 +123,13 @@ type Options struct {
 	// output tokens, for the session's cost; ok is false when unknown
 	// (tokens only are shown).
 	Price func(model string) (input, output float64, ok bool)
+	// Commands are the custom slash commands, listed in the / menu and
+	// /help after the built-ins (which they never replace); Expand turns a
+	// line calling one into the prompt and run options to send, with a
+	// note for the user when something was not as asked. ok is false for
+	// a line that calls none.
+	Commands []CustomCommand
+	Expand   func(line string) (prompt string, o agent.RunOptions, note string, ok bool)
 	// Setup, when non-nil, means no provider is configured.
 	Setup *SetupInfo
 	// DemoBanner, when set, is shown on a banner line (the scripted demo).

@@ -85,7 +85,7 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.layout()
 			return nil
 		}
-		if matches := m.in.complete(); len(matches) > 0 {
+		if matches := m.in.complete(m.menu()); len(matches) > 0 {
 			m.hint = strings.Join(matches, "  ")
 		}
 		m.layout()
@@ -175,7 +175,7 @@ func (m *model) submit() tea.Cmd {
 			save := m.take()
 			return tea.Batch(save, m.runSlash(text))
 		}
-		if !looksLikePath(name) {
+		if !looksLikePath(name) && !m.isCustom(name) {
 			m.hint = "unknown command " + name + " — type /help for the list (nothing was sent)"
 			return nil
 		}
@@ -210,22 +210,41 @@ func (m *model) send(prompt string) tea.Cmd {
 		m.hint = "no session yet"
 		return nil
 	}
-	m.tr.add(&block{kind: blockUser, text: prompt})
+	line, eng := prompt, m.eng
+	run := func(ctx context.Context, prompt string) iter.Seq[agent.Event] { return eng.Run(ctx, prompt) }
+	if m.opts.Expand != nil {
+		if expanded, o, note, ok := m.opts.Expand(prompt); ok {
+			// A custom command: the transcript shows the line typed, the
+			// model gets the expanded prompt with the command's options.
+			rw, with := eng.(runnerWith)
+			if !with && (o.Model != "" || len(o.AllowedTools) > 0) {
+				m.hint = "this session cannot run a command with a model or allowed-tools of its own (nothing was sent)"
+				return nil
+			}
+			if note != "" {
+				m.note(note)
+			}
+			prompt = expanded
+			if with {
+				run = func(ctx context.Context, prompt string) iter.Seq[agent.Event] { return rw.RunWith(ctx, prompt, o) }
+			}
+		}
+	}
+	m.tr.add(&block{kind: blockUser, text: line})
 	m.tr.toEnd()
 	attach := m.opts.Attach
 	if attach == nil || !strings.Contains(prompt, "@") {
-		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return m.eng.Run(ctx, prompt) })
+		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return run(ctx, prompt) })
 	}
-	eng := m.eng
 	return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] {
 		expanded, summary := attach(prompt)
-		run := eng.Run(ctx, expanded)
+		events := run(ctx, expanded)
 		if summary == "" {
-			return run
+			return events
 		}
 		return func(yield func(agent.Event) bool) {
 			if yield(attachedNote{summary}) {
-				run(yield)
+				events(yield)
 			}
 		}
 	})

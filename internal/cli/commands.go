@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/tui"
+	"github.com/harness9/harness9/slashcmd"
+)
+
+// discoverCommands finds the custom slash commands of c's workdir and data
+// directory; files that cannot be used are reported to warn. The TUI's
+// built-in commands are reserved in headless runs too, so "/name" means
+// the same thing in both.
+func discoverCommands(c *config.Config, warn func(msg string)) []slashcmd.Command {
+	cmds, problems := slashcmd.Discover(c.Workdir, c.Home, tui.BuiltinCommands())
+	for _, p := range problems {
+		warn(p.Error())
+	}
+	return cmds
+}
+
+// expandCommand turns a line calling a custom command into the prompt and
+// run options to send; ok is false for any other line, which is sent as it
+// is. note is for the person: a model the command asks for that this
+// session's provider cannot serve.
+func (rt *wiring) expandCommand(line string) (prompt string, o agent.RunOptions, note string, ok bool) {
+	c, args := slashcmd.Match(rt.commands, line)
+	if c == nil {
+		return "", o, "", false
+	}
+	o = agent.RunOptions{AllowedTools: c.AllowedTools, Origin: "the /" + c.Name + " command"}
+	if c.Model != "" {
+		// /model may switch the provider of the engines opened next.
+		rt.modelMu.Lock()
+		providerName, current := rt.resolved.Name, rt.model
+		rt.modelMu.Unlock()
+		provider, model, err := config.SplitModel(c.Model)
+		switch {
+		case err != nil && !strings.Contains(c.Model, "/"):
+			o.Model = c.Model // a bare model name: the session's provider
+		case err == nil && provider == providerName:
+			o.Model = model
+		default:
+			note = fmt.Sprintf("/%s asks for model %s, but this session's provider is %s; it runs on %s",
+				c.Name, c.Model, providerName, current)
+		}
+	}
+	return c.Expand(args), o, note, true
+}
+
+// tuiCommands are the custom commands as the TUI lists them.
+func (rt *wiring) tuiCommands() []tui.CustomCommand {
+	out := make([]tui.CustomCommand, 0, len(rt.commands))
+	for _, c := range rt.commands {
+		help := c.Description
+		if help == "" {
+			help = "custom command"
+		}
+		out = append(out, tui.CustomCommand{Name: "/" + c.Name, Args: c.ArgumentHint, Help: fmt.Sprintf("%s (%s)", help, c.Source)})
+	}
+	return out
+}
