@@ -45,11 +45,11 @@ func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[E
 // turnLoop is the state of one run loop: the mode and tools it snapshotted
 // at entry and the stream it reports to.
 type turnLoop struct {
-	e    *Engine
-	s    *stream
-	mode planning.Mode
-	gate tool.Gate
-	defs []llm.ToolDef
+	e     *Engine
+	s     *stream
+	mode  planning.Mode
+	gate  tool.Gate
+	defs  []llm.ToolDef
 	model string // the model name sent for this run
 	text  string // the last assistant text, for a fallback plan's title
 	// refining: the loop started with a plan awaiting approval (the user
