@@ -238,7 +238,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		}
 		rt.tools = append(rt.tools, rt.mcp.Tools()...)
 	}
-	if rt.hooks, err = newHooks(rt, func(msg string) { rt.logger.Warn(msg) }); err != nil {
+	if rt.hooks, err = newHooks(rt); err != nil {
 		rt.Close()
 		return nil, err
 	}

@@ -12,19 +12,14 @@ import (
 
 // newHooks builds the runner of the hooks in effect: the user's, always
 // (the user wrote them), and the project's only when the user trusts the
-// project (a cloned repository must not run commands by being opened). It
-// returns nil when no hook is in effect. warn receives why project hooks
-// were left out.
-func newHooks(rt *wiring, warn func(msg string)) (*hook.Runner, error) {
+// project (a cloned repository must not run commands by being opened; the
+// runtime's untrusted notice says what was left out). It returns nil when
+// no hook is in effect.
+func newHooks(rt *wiring) (*hook.Runner, error) {
 	c := rt.cfg
 	hooks := c.Hooks.User
-	if len(c.Hooks.Project) > 0 {
-		if ok, why := trustState(c); ok {
-			hooks = append(hooks[:len(hooks):len(hooks)], c.Hooks.Project...)
-		} else {
-			warn(fmt.Sprintf("the %d hook(s) of %s were not run: %s; read the file, then run `harness9 trust` in the project to run them",
-				len(c.Hooks.Project), config.ProjectConfigFile, why))
-		}
+	if len(c.Hooks.Project) > 0 && projectTrusted(c) {
+		hooks = append(hooks[:len(hooks):len(hooks)], c.Hooks.Project...)
 	}
 	if len(hooks) == 0 {
 		return nil, nil

@@ -45,6 +45,13 @@ func projectManifest(c *config.Config) (trust.Manifest, error) {
 		}
 		m.Items = append(m.Items, trust.Item{Kind: "MCP server", Name: name, Detail: detail})
 	}
+	for _, h := range c.Hooks.Project {
+		name := string(h.Event)
+		if h.Matcher != "" {
+			name += " " + h.Matcher
+		}
+		m.Items = append(m.Items, trust.Item{Kind: "hook", Name: name, Detail: h.Command})
+	}
 	return m, nil
 }
 
