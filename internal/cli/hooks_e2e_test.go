@@ -132,8 +132,8 @@ command = "touch pre-marker"
 		t.Errorf("doctor does not say the project's hooks are not run:\n%s", d.stdout)
 	}
 
-	if r := h.run("", "-C", h.workdir, "trust"); r.code != 0 {
-		t.Fatalf("trust: exit %d\n%s", r.code, r.stderr)
+	if r := h.run("", "-C", h.workdir, "trust"); r.code != 0 || !strings.Contains(r.stdout, "hook session_start: touch marker") {
+		t.Fatalf("trust: exit %d, it should list the hooks it lets run\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = h.run("", "run", "--json", "-C", h.workdir, "-m", script, "hello")
 	if r.code != 0 {
@@ -141,6 +141,12 @@ command = "touch pre-marker"
 	}
 	if !exists(filepath.Join(h.workdir, "marker")) || !exists(filepath.Join(h.workdir, "pre-marker")) {
 		t.Fatalf("a trusted project's hooks did not run\n%s", r.stderr)
+	}
+	os.Remove(filepath.Join(h.workdir, "marker"))
+	writeFile(t, filepath.Join(h.workdir, ".harness9", "config.toml"), "[[hooks.session_start]]\ncommand = \"touch marker\"\n")
+	h.run("", "run", "--json", "-C", h.workdir, "-m", script, "hello")
+	if exists(filepath.Join(h.workdir, "marker")) {
+		t.Fatal("a project hook changed since the trust ran")
 	}
 }
 
