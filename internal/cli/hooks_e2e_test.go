@@ -106,7 +106,7 @@ timeout = "10s"
 }
 
 // A cloned repository's hooks do not run until the user trusts the
-// project; then they do.
+// project; then they do, until .harness9/config.toml changes.
 func TestUntrustedProjectHooksDoNotRunE2E(t *testing.T) {
 	needSandbox(t)
 	h := newHarness(t)
