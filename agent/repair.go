@@ -128,7 +128,7 @@ func wellFormed(msgs []llm.Message) bool {
 		if i+n > len(msgs) {
 			return false
 		}
-		answered := small[:0]
+		var answered []bool
 		if n <= len(small) {
 			answered = small[:n]
 			clear(answered)
