@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/session/internal/codec"
 )
 
 // AppendMessage adds m at the end of the session's history and bumps the
@@ -13,7 +14,7 @@ import (
 // number is one more than the highest stored, computed under the write
 // lock, so concurrent writers (goroutines or processes) never collide.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Message) error {
-	body, err := encodeMessage(m)
+	body, err := codec.EncodeMessage(m)
 	if err != nil {
 		return fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
@@ -55,7 +56,7 @@ func (s *Store) MessagesFrom(ctx context.Context, sessionID string, from int) ([
 		if err := rows.Scan(&body); err != nil {
 			return nil, fmt.Errorf("load messages of session %s: %w", sessionID, err)
 		}
-		m, err := decodeMessage(body)
+		m, err := codec.DecodeMessage(body)
 		if err != nil {
 			return nil, fmt.Errorf("load messages of session %s: message %d: %w", sessionID, max(from, 0)+len(out)+1, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/internal/codec"
 	"github.com/harness9/harness9/session/storetest"
 )
 
@@ -292,12 +293,12 @@ func TestCodecEdgeCases(t *testing.T) {
 			input = []byte(in)
 		}
 		m := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: "t", Input: input}}}
-		body, err := encodeMessage(m)
+		body, err := codec.EncodeMessage(m)
 		if err != nil {
 			t.Errorf("encode %q: %v", in, err)
 			continue
 		}
-		got, err := decodeMessage(body)
+		got, err := codec.DecodeMessage(body)
 		if err != nil {
 			t.Errorf("decode %q: %v", in, err)
 			continue

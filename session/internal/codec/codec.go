@@ -1,4 +1,7 @@
-package sqlite
+// Package codec is the stored JSON form of an llm.Message that every
+// session store writes, so that a message round-trips byte for byte
+// whichever database holds it.
+package codec
 
 import (
 	"bytes"
@@ -8,7 +11,7 @@ import (
 	"github.com/harness9/harness9/llm"
 )
 
-// storedMessage is the JSON form of an llm.Message in messages.body. It is
+// storedMessage is the JSON form of an llm.Message in a store's message rows. It is
 // llm.Message itself (so fields added to it later are stored without a
 // change here) except for the tool calls, whose Input needs care.
 type storedMessage struct {
@@ -29,7 +32,9 @@ type storedCall struct {
 	RawInput *string         `json:"raw_input,omitempty"`
 }
 
-func encodeMessage(m llm.Message) ([]byte, error) {
+// EncodeMessage returns m as stored: JSON with tool-call inputs kept byte
+// for byte.
+func EncodeMessage(m llm.Message) ([]byte, error) {
 	sm := storedMessage{Message: m}
 	sm.Message.ToolCalls = nil
 	if len(m.ToolCalls) > 0 {
@@ -59,7 +64,8 @@ func encodeMessage(m llm.Message) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-func decodeMessage(body []byte) (llm.Message, error) {
+// DecodeMessage is EncodeMessage's inverse.
+func DecodeMessage(body []byte) (llm.Message, error) {
 	var sm storedMessage
 	if err := json.Unmarshal(body, &sm); err != nil {
 		return llm.Message{}, fmt.Errorf("decode stored message: %w", err)
