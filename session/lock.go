@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,7 +19,9 @@ type BusyError struct {
 	SessionID string
 	PID       int    // 0 when the owner had not yet written its pid
 	Host      string // the owner's host name, "" when unknown
-	Path      string // the lock file
+	// Path is where the lock lives: the lock file, or for a store that
+	// locks sessions itself (Locker) the store's description of its lock.
+	Path string
 }
 
 func (e *BusyError) Error() string {
@@ -35,6 +38,22 @@ func (e *BusyError) Error() string {
 
 // Is makes errors.Is(err, ErrBusy) hold.
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// Releaser is a held claim on a session; Release gives it up and is safe
+// to call more than once.
+type Releaser interface {
+	Release() error
+}
+
+// Locker is implemented by a Store that enforces the one-writer-per-session
+// rule itself, for every process on every host that shares it (a database
+// server), where AcquireLock's lock file only sees one machine. A program
+// that finds it uses it instead of AcquireLock. LockSession does not wait:
+// while another live process holds the session it returns a *BusyError
+// (errors.Is(err, ErrBusy)); a lock whose holder died is free again.
+type Locker interface {
+	LockSession(ctx context.Context, id string) (Releaser, error)
+}
 
 // LockDir is where the session locks of a harness9 data directory live.
 func LockDir(home string) string { return filepath.Join(home, "locks") }

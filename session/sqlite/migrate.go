@@ -6,9 +6,8 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"path"
-	"strconv"
-	"strings"
+
+	"github.com/harness9/harness9/session/internal/migration"
 )
 
 // migrationFS holds the schema as plain SQL files named NNNN_description.sql.
@@ -18,37 +17,9 @@ import (
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations returns the embedded migrations in version order and checks
-// that the versions run 1, 2, 3 ... without gaps or duplicates.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names { // fs.Glob returns names sorted
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a version number and '_'", base)
-		}
-		if v != len(ms)+1 {
-			return nil, fmt.Errorf("migration %s: version %d out of sequence (want %d)", base, v, len(ms)+1)
-		}
-		body, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(body)})
-	}
-	return ms, nil
+// loadMigrations returns the embedded migrations in version order.
+func loadMigrations(fsys fs.FS) ([]migration.Migration, error) {
+	return migration.Load(fsys, "migrations/*.sql")
 }
 
 // SchemaVersion is the schema version this package writes and reads.
@@ -87,28 +58,28 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func apply(ctx context.Context, db *sql.DB, m migration) error {
+func apply(ctx context.Context, db *sql.DB, m migration.Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
+		return fmt.Errorf("migration %s: %w", m.Name, err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	var cur int
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
-		return fmt.Errorf("migration %s: read schema version: %w", m.name, err)
+		return fmt.Errorf("migration %s: read schema version: %w", m.Name, err)
 	}
-	if cur >= m.version {
+	if cur >= m.Version {
 		return nil // another process got here first
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migration %s: %w", m.Name, err)
 	}
 	// PRAGMA takes no bound parameters; the version is an int we control.
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
-		return fmt.Errorf("migration %s: set schema version: %w", m.name, err)
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
+		return fmt.Errorf("migration %s: set schema version: %w", m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migration %s: commit: %w", m.name, err)
+		return fmt.Errorf("migration %s: commit: %w", m.Name, err)
 	}
 	return nil
 }

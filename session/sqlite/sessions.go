@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/internal/codec"
 )
 
 // sessionColumns is the select list scanSession reads, over sessions AS s.
@@ -131,7 +132,7 @@ func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.S
 func (s *Store) ListWithState(ctx context.Context, opts session.ListOptions) ([]session.Listing, error) {
 	out := []session.Listing{}
 	err := s.list(ctx, opts, func(sess session.Session, state []byte) error {
-		st, err := decodeState(state)
+		st, err := codec.DecodeState(state)
 		if err != nil {
 			return fmt.Errorf("session %s: %w", sess.ID, err)
 		}

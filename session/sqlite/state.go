@@ -3,12 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/internal/codec"
 )
 
 // LoadState returns the session's saved state. When none was saved it
@@ -30,24 +30,9 @@ func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State,
 	if err != nil {
 		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
 	}
-	st, err := decodeState(body)
+	st, err := codec.DecodeState(body)
 	if err != nil {
 		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
-	}
-	return st, nil
-}
-
-// decodeState decodes a stored state; nil (none saved) is a zero State.
-// Todos is never nil.
-func decodeState(body []byte) (session.State, error) {
-	var st session.State
-	if body != nil {
-		if err := json.Unmarshal(body, &st); err != nil {
-			return session.State{}, fmt.Errorf("decode: %w", err)
-		}
-	}
-	if st.Todos == nil {
-		st.Todos = []planning.TodoItem{}
 	}
 	return st, nil
 }
@@ -55,9 +40,9 @@ func decodeState(body []byte) (session.State, error) {
 // SaveState replaces the session's saved state and bumps its Updated time.
 // An unknown id wraps session.ErrNotFound.
 func (s *Store) SaveState(ctx context.Context, sessionID string, st session.State) error {
-	body, err := json.Marshal(st)
+	body, err := codec.EncodeState(st)
 	if err != nil {
-		return fmt.Errorf("save state of session %s: encode: %w", sessionID, err)
+		return fmt.Errorf("save state of session %s: %w", sessionID, err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		now, err := s.bump(ctx, tx, sessionID)
