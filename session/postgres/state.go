@@ -1,0 +1,64 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/internal/codec"
+)
+
+// LoadState returns the session's saved state. When none was saved it
+// returns a zero State whose Todos is an empty, non-nil slice. An unknown id
+// wraps session.ErrNotFound.
+func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State, error) {
+	var body string
+	err := s.pool.QueryRow(ctx, `SELECT state FROM harness9.session_state WHERE session_id = $1`, sessionID).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		ok, err := s.exists(ctx, sessionID)
+		if err != nil {
+			return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+		}
+		if !ok {
+			return session.State{}, notFound(sessionID)
+		}
+		return session.State{Todos: []planning.TodoItem{}}, nil
+	}
+	if err != nil {
+		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+	}
+	st, err := codec.DecodeState([]byte(body))
+	if err != nil {
+		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+	}
+	return st, nil
+}
+
+// saveQuery bumps the session's Updated time and upserts its state in one
+// statement; no row written means no such session.
+const saveQuery = `WITH s AS (
+		UPDATE harness9.sessions SET updated = $2 WHERE id = $1 RETURNING id
+	)
+	INSERT INTO harness9.session_state (session_id, updated, state) SELECT s.id, $2, $3 FROM s
+	ON CONFLICT (session_id) DO UPDATE SET updated = excluded.updated, state = excluded.state`
+
+// SaveState replaces the session's saved state and bumps its Updated time.
+// An unknown id wraps session.ErrNotFound.
+func (s *Store) SaveState(ctx context.Context, sessionID string, st session.State) error {
+	body, err := codec.EncodeState(st)
+	if err != nil {
+		return fmt.Errorf("save state of session %s: %w", sessionID, err)
+	}
+	tag, err := s.pool.Exec(ctx, saveQuery, sessionID, nanos(s.now()), string(body))
+	if err != nil {
+		return fmt.Errorf("save state of session %s: %w", sessionID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("save state: %w", notFound(sessionID))
+	}
+	return nil
+}
