@@ -24,6 +24,7 @@ import (
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/postgres"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/slashcmd"
@@ -38,7 +39,23 @@ const agentsMDLimit = 32 * 1024
 // mcpStartTimeout bounds how long session start waits for MCP servers.
 const mcpStartTimeout = 10 * time.Second
 
-func openStore(c *config.Config) (session.Store, error) {
+// storeConnectTimeout bounds connecting to a database server and bringing
+// its schema up to date, so a server that does not answer fails clearly.
+const storeConnectTimeout = 15 * time.Second
+
+// openStore opens the configured session store: the SQLite file in the
+// data directory, or the PostgreSQL database of --store.
+func openStore(ctx context.Context, c *config.Config) (session.Store, error) {
+	if config.StorePostgres(c.Store) {
+		ctx, cancel := context.WithTimeout(ctx, storeConnectTimeout)
+		defer cancel()
+		s, err := postgres.Open(ctx, c.Store)
+		if err != nil {
+			return nil, withCode(ExitError, fmt.Errorf("%w; check that the server is running and the URL given by --store, %s or store in %s",
+				err, config.EnvStore, c.File))
+		}
+		return s, nil
+	}
 	if err := checkHomeWritable(c.Home); err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -151,7 +168,7 @@ type wiring struct {
 	// lockMu guards held: the lock of the session this process writes to
 	// (one at a time; the TUI moves it when the user switches sessions).
 	lockMu  sync.Mutex
-	held    *session.Lock
+	held    session.Releaser // nil when none
 	heldID  string
 	noLocks bool // the OS has no advisory locks; warned once
 
@@ -244,7 +261,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	}
 	rt.commands = discoverCommands(c, func(msg string) { rt.logger.Warn(msg) })
 	rt.system = systemPrompt(c.Workdir, skills)
-	if rt.store, err = openStore(c); err != nil {
+	if rt.store, err = openStore(ctx, c); err != nil {
 		rt.Close()
 		return nil, err
 	}
@@ -254,7 +271,9 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 // Close stops MCP servers, releases the session lock and closes the store.
 func (rt *wiring) Close() {
 	rt.lockMu.Lock()
-	_ = rt.held.Release()
+	if rt.held != nil {
+		_ = rt.held.Release()
+	}
 	rt.held = nil
 	rt.lockMu.Unlock()
 	if rt.mcp != nil {
@@ -379,13 +398,13 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 // takes the session's lock beside the database and gives up the lock of
 // the session it wrote to before, if any. A session another live process
 // holds fails with a *session.BusyError naming that process.
-func (rt *wiring) claim(_ context.Context, id string) error {
+func (rt *wiring) claim(ctx context.Context, id string) error {
 	rt.lockMu.Lock()
 	defer rt.lockMu.Unlock()
 	if rt.noLocks || (rt.held != nil && rt.heldID == id) {
 		return nil
 	}
-	l, err := session.AcquireLock(session.LockDir(rt.cfg.Home), id)
+	l, err := lockSession(ctx, rt.cfg, rt.store, id)
 	if errors.Is(err, errors.ErrUnsupported) {
 		rt.noLocks = true
 		rt.logger.Warn("sessions are not locked on this system: do not run one session from two processes", "err", err)
@@ -394,7 +413,23 @@ func (rt *wiring) claim(_ context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_ = rt.held.Release()
+	if rt.held != nil {
+		_ = rt.held.Release()
+	}
 	rt.held, rt.heldID = l, id
 	return nil
+}
+
+// lockSession takes the one-writer lock of session id: the store's own
+// when it locks sessions for every host sharing it (session.Locker), else
+// the lock file beside the SQLite database.
+func lockSession(ctx context.Context, c *config.Config, s session.Store, id string) (session.Releaser, error) {
+	if l, ok := s.(session.Locker); ok {
+		return l.LockSession(ctx, id)
+	}
+	l, err := session.AcquireLock(session.LockDir(c.Home), id)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }

@@ -68,6 +68,7 @@ type globals struct {
 	model   string
 	workdir string
 	sandbox string
+	store   string   // --store
 	allow   []string // --allow RULE
 	deny    []string // --deny RULE
 	trust   bool     // --trust-project
@@ -123,6 +124,7 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
 	root.PersistentFlags().BoolVar(&g.trust, "trust-project", false,
 		"let this project's .mcp.json servers and hooks run for this invocation only, without storing a decision (see `harness9 trust`)")
+	root.PersistentFlags().StringVar(&g.store, "store", "", "where sessions are kept: sqlite (the default file in the data dir) or a postgres://USER@HOST/DB URL (env "+config.EnvStore+")")
 	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
@@ -159,7 +161,7 @@ func requireSubcommand(cmd *cobra.Command) *cobra.Command {
 }
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
-	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny, f.TrustProject = g.model, g.workdir, g.sandbox, g.allow, g.deny, g.trust
+	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny, f.TrustProject, f.Store = g.model, g.workdir, g.sandbox, g.allow, g.deny, g.trust, g.store
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/harness9/harness9/llm/openai"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/postgres"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/tool/mcptool"
 )
@@ -29,6 +30,7 @@ import (
 const (
 	doctorHTTPTimeout = 3 * time.Second
 	doctorMCPTimeout  = 5 * time.Second
+	doctorDBTimeout   = 5 * time.Second
 )
 
 // Check outcomes. Only fail makes doctor exit 1: something harness9 needs
@@ -95,7 +97,7 @@ func newDoctorCmd(e *env, g *globals) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := &doctorRun{e: e, offline: offline}
-			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir, Sandbox: g.sandbox, Allow: g.allow, Deny: g.deny}, e.getenv)
+			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir, Sandbox: g.sandbox, Allow: g.allow, Deny: g.deny, Store: g.store}, e.getenv)
 			results := d.runAll(cmd.Context(), doctorChecks)
 			if asJSON {
 				if err := writeJSON(e, results); err != nil {
@@ -218,6 +220,9 @@ func checkDataDir(_ context.Context, d *doctorRun) (string, string) {
 }
 
 func checkDatabase(ctx context.Context, d *doctorRun) (string, string) {
+	if config.StorePostgres(d.cfg.Store) {
+		return checkPostgres(ctx, d.cfg.Store)
+	}
 	path := session.DefaultPath(d.cfg.Home)
 	rep, err := sqlite.Check(ctx, path)
 	switch {
@@ -227,6 +232,22 @@ func checkDatabase(ctx context.Context, d *doctorRun) (string, string) {
 		return checkFail, dbProblem(path, err).Error()
 	}
 	return checkOK, fmt.Sprintf("%s · integrity ok · schema %d · %d sessions", path, rep.SchemaVersion, rep.Sessions)
+}
+
+// checkPostgres connects to the --store database and reads its schema
+// version, never printing the URL's password.
+func checkPostgres(ctx context.Context, dsn string) (string, string) {
+	ctx, cancel := context.WithTimeout(ctx, doctorDBTimeout)
+	defer cancel()
+	where := "PostgreSQL " + postgres.Redact(dsn)
+	rep, err := postgres.Check(ctx, dsn)
+	if err != nil {
+		return checkFail, fmt.Sprintf("%s unreachable or unusable: %v", where, err)
+	}
+	if rep.SchemaVersion == 0 {
+		return checkOK, fmt.Sprintf("%s · server %s · reachable, no harness9 schema yet (the first session creates it)", where, rep.Server)
+	}
+	return checkOK, fmt.Sprintf("%s · server %s · schema %d · %d sessions", where, rep.Server, rep.SchemaVersion, rep.Sessions)
 }
 
 func checkSandbox(_ context.Context, d *doctorRun) (string, string) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/harness9/harness9/internal/pgtest"
 )
 
 // envServeMCP makes the test binary an MCP server on stdio instead of
@@ -21,7 +23,8 @@ func TestMain(m *testing.M) {
 		serveMCP()
 		return
 	}
-	os.Exit(m.Run())
+	// Runs the tests, then stops the PostgreSQL cluster if one was started.
+	pgtest.Main(m)
 }
 
 // serveMCP serves one tool that changes something (no readOnlyHint): put

@@ -61,11 +61,13 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 					return storeErr(err)
 				}
 				// A session another process is running is not deleted under it.
-				lock, err := session.AcquireLock(session.LockDir(c.Home), sess.ID)
+				lock, err := lockSession(cmd.Context(), c, s, sess.ID)
 				if err != nil && !errors.Is(err, errors.ErrUnsupported) {
 					return withCode(ExitError, err)
 				}
-				defer lock.Release()
+				if lock != nil {
+					defer lock.Release()
+				}
 				if err := s.Delete(cmd.Context(), sess.ID); err != nil {
 					return withCode(ExitError, err)
 				}
@@ -91,7 +93,7 @@ func withStore(e *env, g *globals, fn func(*config.Config, session.Store) error)
 	if err != nil {
 		return err
 	}
-	s, err := openStore(c)
+	s, err := openStore(context.Background(), c)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 const (
 	EnvHome             = "HARNESS9_HOME"
 	EnvModel            = "HARNESS9_MODEL"
+	EnvStore            = "HARNESS9_STORE"
 	EnvOpenAIKey        = "OPENAI_API_KEY"
 	EnvOpenAIBaseURL    = "OPENAI_BASE_URL"
 	EnvAnthropicKey     = "ANTHROPIC_API_KEY"
@@ -86,6 +87,9 @@ type Config struct {
 	File    string // config.toml path (may not exist)
 	Workdir string // absolute working directory
 	Model   string // "provider/model", "" when none could be chosen
+	// Store is where sessions are kept: "" for the SQLite file in Home
+	// (the default), or a postgres:// URL (see StorePostgres).
+	Store string
 
 	ContextWindow  int           // override in tokens (0 = provider/model default)
 	MaxTurns       int           // per run loop
@@ -137,6 +141,7 @@ type Config struct {
 // file mirrors config.toml.
 type file struct {
 	Model         string `toml:"model"`
+	Store         string `toml:"store"`
 	ContextWindow int    `toml:"context_window"`
 	MaxTurns      int    `toml:"max_turns"`
 	Tools         struct {
@@ -173,6 +178,7 @@ type Flags struct {
 	ContextWindow int
 	MaxTurns      int
 	Sandbox       string   // --sandbox auto|off
+	Store         string   // --store sqlite|postgres://…
 	Allow, Deny   []string // --allow, --deny rules
 	TrustProject  bool     // --trust-project
 }
@@ -210,6 +216,16 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	}
 	if v := getenv(EnvModel); v != "" {
 		c.Model = v
+	}
+	for _, v := range []struct{ from, val string }{{"key store in " + c.File, c.Store}, {EnvStore, getenv(EnvStore)}, {"--store", flags.Store}} {
+		if v.val == "" {
+			continue
+		}
+		st, err := parseStore(v.val)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", v.from, err)
+		}
+		c.Store = st
 	}
 	if flags.Model != "" {
 		c.Model = flags.Model
@@ -345,6 +361,7 @@ func (c *Config) apply(f file) error {
 		return fmt.Errorf("%s: key %s: %s", c.File, key, fmt.Sprintf(format, args...))
 	}
 	c.Model = f.Model
+	c.Store = f.Store
 	if f.ContextWindow < 0 {
 		return bad("context_window", "must not be negative")
 	}
@@ -476,6 +493,32 @@ func (c *Config) ModelChoices(getenv func(string) string) []string {
 func (c *Config) PriceOf(model string) (Price, bool) {
 	p, ok := c.Pricing[model]
 	return p, ok
+}
+
+// StoreSQLite names the default store: the SQLite file in the data
+// directory.
+const StoreSQLite = "sqlite"
+
+// StorePostgres reports whether store is a PostgreSQL URL.
+func StorePostgres(store string) bool {
+	return strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
+}
+
+// parseStore checks a store setting and returns it as Config.Store holds
+// it ("" for SQLite). An unknown value is not echoed whole: it may be a
+// mistyped URL carrying a password.
+func parseStore(v string) (string, error) {
+	switch {
+	case v == StoreSQLite:
+		return "", nil
+	case StorePostgres(v):
+		return v, nil
+	}
+	kind, _, _ := strings.Cut(v, ":")
+	if len(kind) > 20 {
+		kind = kind[:20] + "…"
+	}
+	return "", fmt.Errorf("%q… is not a session store: use %q (the database file in the data directory, the default) or a postgres://USER@HOST/DB URL", kind, StoreSQLite)
 }
 
 // SplitModel splits "provider/model" at the first slash.
