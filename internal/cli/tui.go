@@ -244,8 +244,11 @@ func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *dem
 		return nil, nil, withCode(ExitError, err)
 	}
 	getenv := func(k string) string {
-		if k == config.EnvHome {
+		switch k {
+		case config.EnvHome:
 			return home
+		case config.EnvStore:
+			return "" // the demo's sessions stay in its temporary SQLite file, never a shared database
 		}
 		return e.getenv(k)
 	}
