@@ -130,6 +130,7 @@ func Start() (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{bin: bin, User: "postgres"}
+	reapOrphans(bin)
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -142,6 +143,12 @@ func Start() (*Cluster, error) {
 	// Not t.TempDir(): its parents are private to the user running the
 	// tests, and the server may run as another user.
 	if c.Dir, err = os.MkdirTemp("", "harness9-pgtest-"); err != nil {
+		return nil, err
+	}
+	// The owner file lets a later run stop this cluster if the tests die
+	// before Stop (a go test timeout, a kill).
+	if err := os.WriteFile(filepath.Join(c.Dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		_ = os.RemoveAll(c.Dir)
 		return nil, err
 	}
 	if c.cred != nil {
@@ -197,7 +204,7 @@ func (c *Cluster) command(name string, args ...string) *exec.Cmd {
 // Stop stops the server and deletes its directory.
 func (c *Cluster) Stop() error {
 	var err error
-	if c.Port != 0 {
+	if c.Port != 0 { // -1: an orphan whose port is unknown; pg_ctl finds it in the data dir
 		out, e := c.command("pg_ctl", "-D", filepath.Join(c.Dir, "data"), "-m", "immediate", "-w", "stop").CombinedOutput()
 		if e != nil {
 			err = fmt.Errorf("pg_ctl stop: %v: %s", e, out)
@@ -253,6 +260,32 @@ func sanitize(s string) string {
 		b = b[len(b)-40:]
 	}
 	return string(b)
+}
+
+// ownerFile names the pid of the test process that made a cluster.
+const ownerFile = "owner.pid"
+
+// reapOrphans stops and deletes the clusters of test processes that died
+// without stopping them, so that a killed test run leaves no server behind
+// for longer than the next run.
+func reapOrphans(bin string) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "harness9-pgtest-*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue // being set up, or not ours
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) == nil || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue // its owner lives
+		}
+		c := &Cluster{Dir: dir, bin: bin, Port: -1}
+		if fi, err := os.Stat(filepath.Join(dir, "data")); err == nil && os.Geteuid() == 0 {
+			st := fi.Sys().(*syscall.Stat_t)
+			c.cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid}
+		}
+		_ = c.Stop()
+	}
 }
 
 func freePort() (int, error) {
