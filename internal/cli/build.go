@@ -218,15 +218,11 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 	}
-	var keyVars []string
-	for _, p := range c.Providers {
-		keyVars = append(keyVars, p.APIKeyEnv)
-	}
 	rt.ws = ws
 	if rt.sandbox, err = newSandbox(c, ws, os.Getenv); err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, keyVars)...)
+	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, hiddenEnv(c))...)
 	skills, problems := skill.Discover(c.Workdir, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("skill skipped", "problem", p)

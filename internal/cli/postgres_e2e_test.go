@@ -58,7 +58,7 @@ func TestPostgresStoreAcrossHosts(t *testing.T) {
 	b := a.host(t)
 	b.env = append(b.env, "HARNESS9_STORE="+dsn) // b by env, a by flag
 	model := a.script(`{"turns": [{"text": "first"},
-	  {"calls": [{"name": "bash", "input": {"command": "while [ ! -f release ]; do sleep 0.05; done"}}]},
+	  {"calls": [{"name": "bash", "input": {"command": "env; while [ ! -f release ]; do sleep 0.05; done"}}]},
 	  {"text": "released"}, {"text": "fourth"}]}`)
 
 	r := a.run("", "run", "--store", dsn, "--json", "-C", a.workdir, "-m", model, "one")
@@ -104,6 +104,18 @@ func TestPostgresStoreAcrossHosts(t *testing.T) {
 	}
 	if strings.Join(users, ",") != "one,B" || !wellFormed(d.Messages) {
 		t.Fatalf("history after the refused writer: users %v, %+v", users, d.Messages)
+	}
+	// b's bash call printed its environment: HARNESS9_STORE, which holds
+	// the password, is not in it.
+	var printed bool
+	for _, m := range d.Messages {
+		if m.Role == llm.RoleTool {
+			printed = printed || strings.Contains(m.Content, "HARNESS9_HOME=")
+			noSecret(t, "a command's environment", m.Content)
+		}
+	}
+	if !printed {
+		t.Errorf("the bash call did not print its environment: %+v", d.Messages)
 	}
 
 	// SIGKILL inside the model call; the server drops the dead process's

@@ -19,17 +19,12 @@ import (
 // newSandbox builds the kernel sandbox of c's workdir, or nil when the user
 // turned it off. It denies what the workspace denies plus the data
 // directory, reads the toolchains found on PATH, keeps a per-project build
-// cache in the data directory, and hides the configured providers' key
-// variables.
+// cache in the data directory, and hides hiddenEnv's variables.
 func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string) (*sandbox.Sandbox, error) {
 	if c.Sandbox.Mode == config.SandboxOff {
 		return nil, nil
 	}
 	home, _ := os.UserHomeDir()
-	var keyVars []string
-	for _, p := range c.Providers {
-		keyVars = append(keyVars, p.APIKeyEnv)
-	}
 	return sandbox.New(ws.Root(),
 		sandbox.WithDeny(ws.DenyList()...),
 		sandbox.WithDeny(c.Home),
@@ -39,8 +34,19 @@ func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string
 		sandbox.WithCacheDir(sandboxCacheDir(c)),
 		sandbox.WithNetwork(c.Sandbox.Network),
 		sandbox.WithKeepEnv(c.Sandbox.KeepEnv...),
-		sandbox.WithHideEnv(keyVars...),
+		sandbox.WithHideEnv(hiddenEnv(c)...),
 	)
+}
+
+// hiddenEnv names the variables no child process gets although their names
+// do not look secret: the providers' key variables and the session store's
+// URL, which may carry the database's password.
+func hiddenEnv(c *config.Config) []string {
+	names := []string{config.EnvStore}
+	for _, p := range c.Providers {
+		names = append(names, p.APIKeyEnv)
+	}
+	return names
 }
 
 // goPaths are Go's module cache and root when the environment moves them
@@ -95,7 +101,7 @@ func sandboxLabel(rt *wiring) string {
 // or any server when the sandbox is off or unavailable, starts as a plain
 // process.
 func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcptool.Option {
-	opts := mcpReadOnly(c)
+	opts := append(mcpReadOnly(c), mcptool.WithHiddenEnv(hiddenEnv(c)...))
 	if sb == nil || !sb.Support().Available {
 		return opts
 	}

@@ -32,6 +32,7 @@ type options struct {
 	transports map[string]mcp.Transport
 	readOnly   map[string][]string // server → tools the user declares read-only
 	starter    Starter
+	hideEnv    map[string]bool // more variables no server inherits
 }
 
 // Starter starts a stdio server's prepared command, for example inside a
@@ -41,6 +42,20 @@ type options struct {
 // server's configuration sets, which a starter that rebuilds the
 // environment must pass on.
 type Starter func(server string, cmd *exec.Cmd, env map[string]string) (cleanup func(), err error)
+
+// WithHiddenEnv keeps more variables from stdio servers, beyond those
+// whose names look secret (sandbox.IsSecretName): the program's own
+// secrets under plain names, such as a database URL with a password.
+func WithHiddenEnv(names ...string) Option {
+	return func(o *options) {
+		if o.hideEnv == nil {
+			o.hideEnv = map[string]bool{}
+		}
+		for _, n := range names {
+			o.hideEnv[n] = true
+		}
+	}
+}
 
 // WithStarter starts stdio servers through start instead of exec.Cmd.Start.
 func WithStarter(start Starter) Option { return func(o *options) { o.starter = start } }
@@ -250,7 +265,7 @@ func (s *server) transportFor(cfg ServerConfig, o options) (mcp.Transport, conte
 	cmd.Dir = o.dir
 	// The server inherits no secrets (its tools' output reaches the model):
 	// only the variables its configuration names explicitly are passed.
-	cmd.Env = sandbox.ScrubEnv(os.Environ(), nil, nil)
+	cmd.Env = sandbox.ScrubEnv(os.Environ(), nil, o.hideEnv)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
