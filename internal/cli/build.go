@@ -229,6 +229,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	}
 	rt.skills = skills
 	rt.tools = append(rt.tools, skill.NewUseSkillTool(skills))
+	rt.tools = append(rt.tools, webTools(c, p, r.Model, perms, os.Getenv)...)
 
 	if n := untrustedNotice(c); n != "" {
 		rt.notice(n)

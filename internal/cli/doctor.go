@@ -85,6 +85,7 @@ var doctorChecks = []doctorCheck{
 	{"git", false, checkCommand("git", "plans and task directories live in the git repository")},
 	{"tmux", false, checkCommand("tmux", "needed only by the TUI's end-to-end tests")},
 	{"mcp", true, checkMCP},
+	{"web", true, checkWeb},
 }
 
 func newDoctorCmd(e *env, g *globals) *cobra.Command {

@@ -46,7 +46,7 @@ func hiddenEnv(c *config.Config) []string {
 	for _, p := range c.Providers {
 		names = append(names, p.APIKeyEnv)
 	}
-	return names
+	return append(names, c.Web.SearchAPIKeyEnv)
 }
 
 // goPaths are Go's module cache and root when the environment moves them

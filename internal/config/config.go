@@ -121,6 +121,9 @@ type Config struct {
 	// Sandbox is the kernel sandbox configuration ([sandbox], [env]).
 	Sandbox SandboxConfig
 
+	// Web configures web_fetch and web_search ([web], web.go).
+	Web WebConfig
+
 	// Permissions are the allow/ask/deny rules of every source, in the
 	// order they were read (permissions.go).
 	Permissions []RuleList
@@ -168,6 +171,7 @@ type file struct {
 	Env         envFile              `toml:"env"`
 	Permissions permissionsFile      `toml:"permissions"`
 	Hooks       hooksFile            `toml:"hooks"`
+	Web         webFile              `toml:"web"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -203,6 +207,7 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		Providers:        builtinProviders(),
 		MCPServers:       map[string]MCPServer{},
 		Sandbox:          defaultSandbox(),
+		Web:              defaultWeb(),
 	}
 	if err := c.readFile(); err != nil {
 		return nil, err
@@ -408,6 +413,9 @@ func (c *Config) apply(f file) error {
 	}
 	c.hooksFile = f.Hooks
 	c.Hooks.Unconfined = f.Hooks.Unconfined
+	if err := c.applyWeb(f.Web, bad); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(f.Providers))
 	for name := range f.Providers {
 		names = append(names, name)

@@ -29,7 +29,10 @@ const (
 	DefaultCacheTTL         = 15 * time.Minute
 	DefaultCacheEntries     = 64
 	maxRedirects            = 10
-	userAgent               = "harness9-web-fetch/1 (+https://github.com/harness9/harness9)"
+	// FetchName is the name web_fetch is called by (permission rules
+	// name it: web_fetch(domain:go.dev)).
+	FetchName = "web_fetch"
+	userAgent = "harness9-web-fetch/1 (+https://github.com/harness9/harness9)"
 )
 
 // FetchInput is the input of web_fetch.
@@ -131,7 +134,7 @@ func NewFetch(opts ...Option) *Fetch {
 		opt(&o)
 	}
 	o.guard.dialer = net.Dialer{Timeout: o.timeout}
-	f := &Fetch{Spec: tool.NewSpec[FetchInput]("web_fetch", fetchDescription), o: o,
+	f := &Fetch{Spec: tool.NewSpec[FetchInput](FetchName, fetchDescription), o: o,
 		cache: newCache(o.cacheTTL, o.cacheEntries, o.now)}
 	f.client = &http.Client{
 		Transport: &http.Transport{
