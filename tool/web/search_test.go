@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/harness9/harness9/tool"
 )
 
 // braveFake answers like api.search.brave.com/res/v1/web/search.
@@ -80,5 +82,24 @@ func TestBraveSearchErrors(t *testing.T) {
 	search(t, good, SearchInput{Query: "x", Count: 500})
 	if c := fake.reqs[1].URL.Query().Get("count"); c != "20" {
 		t.Fatalf("count %s sent, want 20", c)
+	}
+}
+
+func TestSummaries(t *testing.T) {
+	fake := braveFake(t, "k")
+	s := NewSearch(NewBrave("k", WithBraveBaseURL(fake.URL)))
+	raw, _ := json.Marshal(SearchInput{Query: "go"})
+	res, _ := s.Execute(context.Background(), raw)
+	var _ tool.Summarizer = s
+	if got := s.Summary(raw, res); got != "2 results" {
+		t.Errorf("search summary %q", got)
+	}
+	f := NewFetch()
+	var _ tool.Summarizer = f
+	if got := f.Summary(nil, tool.Result{Output: "URL: https://go.dev/\n\nhello"}); got != "fetched https://go.dev/ · 6 characters" {
+		t.Errorf("fetch summary %q", got)
+	}
+	if got := f.Summary(nil, tool.Errorf("web_fetch: refused: x\nmore")); got != "refused: x" {
+		t.Errorf("fetch error summary %q", got)
 	}
 }
