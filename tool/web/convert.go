@@ -48,24 +48,14 @@ func classifyType(contentType string, body []byte) (kind, string) {
 }
 
 // looksBinary reports bytes no text page holds: a NUL byte in the first
-// 8 KiB, or mostly invalid UTF-8 (once decoded to UTF-8).
+// 8 KiB (the heuristic git and grep use). Text in a legacy charset is not
+// binary; it is decoded by toUTF8.
 func looksBinary(b []byte) bool {
 	head := b
 	if len(head) > 8<<10 {
 		head = head[:8<<10]
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	bad := 0
-	for len(head) > 0 {
-		r, size := utf8.DecodeRune(head)
-		if r == utf8.RuneError && size == 1 && len(head) >= utf8.UTFMax {
-			bad++
-		}
-		head = head[size:]
-	}
-	return bad > 16
+	return bytes.IndexByte(head, 0) >= 0
 }
 
 // toUTF8 decodes body from the charset the header or the page names.

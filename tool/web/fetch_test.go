@@ -329,3 +329,16 @@ func TestFetchScopeAndProperties(t *testing.T) {
 		t.Fatalf("scope URL %q", got)
 	}
 }
+
+func TestFetchDecodesLegacyCharsets(t *testing.T) {
+	// "Café crème" in ISO-8859-1, repeated: many bytes that are not UTF-8.
+	latin1 := strings.Repeat("Caf\xe9 cr\xe8me. ", 50)
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
+		fmt.Fprintf(w, "<html><body><p>%s</p></body></html>", latin1)
+	})
+	res := run(t, NewFetch(WithAllowPrivate(true)), FetchInput{URL: s.URL})
+	if res.IsError || !strings.Contains(res.Output, "Café crème.") {
+		t.Fatalf("latin-1 page: %+v", res)
+	}
+}

@@ -39,6 +39,7 @@ var (
 	reserved4   = netip.MustParsePrefix("240.0.0.0/4") // includes broadcast
 	nat64       = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour   = netip.MustParsePrefix("2002::/16")
+	v4compat    = netip.MustParsePrefix("::/96") // deprecated IPv4-compatible IPv6
 )
 
 // classify names why addr is refused, or returns "" for a public address.
@@ -75,7 +76,7 @@ func classify(addr netip.Addr) string {
 		return "multicast"
 	case cgnat.Contains(addr):
 		return "shared (CGNAT)"
-	case benchmark.Contains(addr), reserved4.Contains(addr):
+	case benchmark.Contains(addr), reserved4.Contains(addr), v4compat.Contains(addr):
 		return "reserved"
 	}
 	return ""
