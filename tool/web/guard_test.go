@@ -212,3 +212,22 @@ func TestTLSServerThroughGuard(t *testing.T) {
 		t.Fatalf("got %+v", out)
 	}
 }
+
+// FuzzClassifyIPv6Forms checks a property: an IPv4 address and the IPv6
+// forms that carry it (IPv4-mapped, NAT64) are judged alike, so no
+// spelling of a refused address gets through.
+func FuzzClassifyIPv6Forms(f *testing.F) {
+	f.Add(byte(127), byte(0), byte(0), byte(1))
+	f.Add(byte(169), byte(254), byte(169), byte(254))
+	f.Add(byte(8), byte(8), byte(8), byte(8))
+	f.Add(byte(100), byte(64), byte(0), byte(1))
+	f.Fuzz(func(t *testing.T, a, b, c, d byte) {
+		v4 := netip.AddrFrom4([4]byte{a, b, c, d})
+		mapped := netip.AddrFrom16([16]byte{10: 0xff, 11: 0xff, 12: a, 13: b, 14: c, 15: d})
+		nat := netip.AddrFrom16([16]byte{0: 0, 1: 0x64, 2: 0xff, 3: 0x9b, 12: a, 13: b, 14: c, 15: d})
+		refused := classify(v4) != ""
+		if (classify(mapped) != "") != refused || (classify(nat) != "") != refused {
+			t.Fatalf("%s refused=%v, %s %q, %s %q", v4, refused, mapped, classify(mapped), nat, classify(nat))
+		}
+	})
+}
