@@ -30,6 +30,7 @@ type entry struct {
 	sess  session.Session
 	msgs  []llm.Message
 	state *session.State // nil until saved
+	cps   []session.Checkpoint
 }
 
 // Option configures New.

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"MessagesFrom", testMessagesFrom},
 		{"ListWithState", testListWithState},
+		{"Checkpoints", testCheckpoints},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
