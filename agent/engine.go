@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -47,7 +48,8 @@ type Engine struct {
 	// planning behind the parse gate. notReadOnly could, but cannot here;
 	// they are withheld while planning.
 	shell, notReadOnly []string
-	ws                 *tool.Workspace // Plan Mode's bash sandbox; nil if the workdir is not usable
+	ws                 *tool.Workspace      // Plan Mode's bash sandbox; nil if the workdir is not usable
+	ckpt               *checkpoint.Recorder // nil: no checkpoints (checkpoints.go)
 	todos              *planning.TodoStore
 	evidence           *planning.Evidence
 	log                *slog.Logger
@@ -109,6 +111,7 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 	if err := e.buildRegistry(); err != nil {
 		return nil, err
 	}
+	e.ckpt = e.newRecorder()
 	if cfg.sessionID != "" {
 		if err := e.resume(context.Background(), cfg.sessionID); err != nil {
 			return nil, err

@@ -149,6 +149,7 @@ func (e *Engine) leave(ctx context.Context) {
 // addPrompt appends the user's prompt (wrapped in Plan mode) before the
 // first model call, so a failure later loses nothing.
 func (l *turnLoop) addPrompt(ctx context.Context, prompt string) error {
+	l.e.beginTurn(prompt)
 	if l.mode == planning.ModePlan {
 		prompt = planning.PlanPrompt(prompt)
 	}

@@ -51,6 +51,7 @@ type config struct {
 	permissions    *permission.Rules
 	savePermission func(rules []string) error
 	hooks          Hooks
+	noCheckpoints  bool
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

@@ -186,7 +186,7 @@ func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
 		}
 	}
 	res := l.withProgress(ctx, call.ID, func(ctx context.Context) tool.Result {
-		return l.e.registry.Execute(ctx, l.gate, call)
+		return l.runChecked(ctx, call)
 	})
 	l.postToolUse(ctx, call, &res)
 	return res

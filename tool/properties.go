@@ -54,3 +54,13 @@ type Scope struct {
 	Path    string // the file or directory path, as given
 	URL     string // the address fetched
 }
+
+// FileChanger is implemented by tools whose calls change files of the
+// workspace, so the harness can checkpoint them before a call runs (undo).
+// Paths are the files one call will change, as given to the tool; tree
+// reports that the call may change any file of the workdir (a shell
+// command), which the harness detects by comparing the tree before and
+// after.
+type FileChanger interface {
+	ChangedFiles(input json.RawMessage) (paths []string, tree bool)
+}

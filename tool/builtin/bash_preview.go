@@ -36,3 +36,7 @@ func (b *Bash) Summary(_ json.RawMessage, res tool.Result) string {
 	}
 	return status + " · " + firstAndCount(body)
 }
+
+// ChangedFiles implements tool.FileChanger: a command may change any file
+// of the workdir.
+func (b *Bash) ChangedFiles(json.RawMessage) ([]string, bool) { return nil, true }

@@ -123,3 +123,13 @@ func firstAndCount(out string) string {
 	}
 	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
 }
+
+// ChangedFiles implements tool.FileChanger: the file written.
+func (t *WriteFile) ChangedFiles(input json.RawMessage) ([]string, bool) {
+	return []string{pathScope(input).Path}, false
+}
+
+// ChangedFiles implements tool.FileChanger: the file edited.
+func (t *EditFile) ChangedFiles(input json.RawMessage) ([]string, bool) {
+	return []string{pathScope(input).Path}, false
+}
