@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -17,7 +18,7 @@ import (
 )
 
 func newSessionsCmd(e *env, g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "sessions", Short: "List, show and delete stored sessions"}
+	cmd := &cobra.Command{Use: "sessions", Short: "List, show, rewind and delete stored sessions"}
 	var listJSON, showJSON, all bool
 	list := &cobra.Command{
 		Use:   "list",
@@ -76,7 +77,7 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(list, show, del)
+	cmd.AddCommand(list, show, del, newRewindCmd(e, g))
 	return cmd
 }
 
@@ -147,6 +148,8 @@ type sessionDetail struct {
 	Evidence   int                 `json:"evidence"`
 	Compaction *session.Compaction `json:"compaction,omitempty"`
 	Messages   []llm.Message       `json:"messages"`
+	// Checkpoints are the turns undo can go back before (sessions rewind).
+	Checkpoints []checkpoint.Turn `json:"checkpoints"`
 }
 
 func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON bool) error {
@@ -170,6 +173,16 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	if d.Messages == nil {
 		d.Messages = []llm.Message{}
 	}
+	d.Checkpoints = []checkpoint.Turn{}
+	if cs, ok := s.(session.CheckpointStore); ok {
+		cps, err := cs.Checkpoints(ctx, sess.ID)
+		if err != nil {
+			return withCode(ExitError, err)
+		}
+		if turns := checkpoint.Turns(cps); turns != nil {
+			d.Checkpoints = turns
+		}
+	}
 	if asJSON {
 		return writeJSON(e, d)
 	}
@@ -191,6 +204,7 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 		fmt.Fprintf(w, "\n# Todos (%d/%d done)\n", done, total)
 		writeTodos(w, d.Todos)
 	}
+	writeTurns(w, d.Checkpoints)
 	fmt.Fprintf(w, "\n# Messages (%d)\n", len(msgs))
 	for _, m := range msgs {
 		writeMessage(w, m)
