@@ -45,13 +45,14 @@ func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[E
 // turnLoop is the state of one run loop: the mode and tools it snapshotted
 // at entry and the stream it reports to.
 type turnLoop struct {
-	e     *Engine
-	s     *stream
-	mode  planning.Mode
-	gate  tool.Gate
-	defs  []llm.ToolDef
-	model string // the model name sent for this run
-	text  string // the last assistant text, for a fallback plan's title
+	e      *Engine
+	s      *stream
+	mode   planning.Mode
+	gate   tool.Gate
+	defs   []llm.ToolDef
+	model  string // the model name sent for this run
+	text   string // the last assistant text, for a fallback plan's title
+	system string // the system prompt, fixed at entry
 	// refining: the loop started with a plan awaiting approval (the user
 	// chose "keep refining"), so a fallback plan keeps its title.
 	refining bool
@@ -132,7 +133,14 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 	if rs.model != "" {
 		model = rs.model
 	}
-	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining, model: model}
+	system := e.cfg.system
+	if e.cfg.systemFunc != nil {
+		if s := e.cfg.systemFunc(); s != "" {
+			system = s
+		}
+	}
+	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining,
+		model: model, system: system}
 }
 
 // leave settles the status of a loop that ended without submitting a plan
@@ -164,7 +172,7 @@ func (l *turnLoop) addPrompt(ctx context.Context, prompt string) error {
 func (l *turnLoop) request() llm.Request {
 	return llm.Request{
 		Model:    l.model,
-		System:   l.e.cfg.system,
+		System:   l.system,
 		Messages: requestHistory(l.e.effectiveHistory()),
 		Tools:    l.defs,
 	}

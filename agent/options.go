@@ -52,6 +52,7 @@ type config struct {
 	savePermission func(rules []string) error
 	hooks          Hooks
 	noCheckpoints  bool
+	systemFunc     func() string
 }
 
 // ResultHook may amend a successful tool result before the model sees it and
@@ -85,6 +86,12 @@ func WithModelLabel(label string) Option { return func(c *config) { c.modelLabel
 
 // WithSystemPrompt replaces the default system prompt (DefaultSystemPrompt).
 func WithSystemPrompt(s string) Option { return func(c *config) { c.system = s } }
+
+// WithSystemPromptFunc builds the system prompt at the start of every run
+// loop instead (so notes added to AGENTS.md between turns reach the next
+// one). It overrides WithSystemPrompt; an empty result means
+// DefaultSystemPrompt.
+func WithSystemPromptFunc(f func() string) Option { return func(c *config) { c.systemFunc = f } }
 
 // WithTools adds tools the model may call. The engine adds todo_write and
 // submit_plan itself.

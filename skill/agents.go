@@ -14,6 +14,11 @@ import (
 // AgentsFile is the project-notes file of the AGENTS.md convention.
 const AgentsFile = "AGENTS.md"
 
+// MemoryFiles are the project-notes files read for the system prompt, in
+// order of preference: AGENTS.md is the source; CLAUDE.md and GEMINI.md are
+// read when it is absent, since users switch tools and bring their notes.
+var MemoryFiles = []string{AgentsFile, "CLAUDE.md", "GEMINI.md"}
+
 // DefaultAgentsMax is the cap LoadAgentsMD and NestedAgentsHook use when
 // given a non-positive max.
 const DefaultAgentsMax = 32 << 10
@@ -26,11 +31,31 @@ const DefaultAgentsMax = 32 << 10
 // list), or a FIFO, is not read, so it cannot put a key into the system
 // prompt or hang the start.
 func LoadAgentsMD(workdir string, max int) string {
+	_, content := LoadMemory(workdir, max)
+	return content
+}
+
+// LoadMemory returns the first of MemoryFiles found at workdir's root as a
+// regular file, by name, with its content capped like LoadAgentsMD's. name
+// is "" when there is none.
+func LoadMemory(workdir string, max int) (name, content string) {
 	ws, err := tool.NewWorkspace(workdir)
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return readCapped(ws, AgentsFile, max)
+	return LoadMemoryFrom(ws, max, MemoryFiles...)
+}
+
+// LoadMemoryFrom is LoadMemory over an open workspace and the given file
+// names, in order of preference.
+func LoadMemoryFrom(ws *tool.Workspace, max int, names ...string) (name, content string) {
+	for _, f := range names {
+		if fi, err := ws.Stat(f); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		return f, readCapped(ws, f, max)
+	}
+	return "", ""
 }
 
 // readCapped reads the file at path (inside ws) for a prompt, capped at max.

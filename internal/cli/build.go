@@ -17,6 +17,7 @@ import (
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/anthropic"
 	"github.com/harness9/harness9/llm/openai"
@@ -257,7 +258,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		return nil, err
 	}
 	rt.commands = discoverCommands(c, func(msg string) { rt.logger.Warn(msg) })
-	rt.system = systemPrompt(c.Workdir, skills)
+	rt.system = systemPrompt(c.Workdir, c.Home, skills)
 	if rt.store, err = openStore(ctx, c); err != nil {
 		rt.Close()
 		return nil, err
@@ -310,11 +311,14 @@ func projectMCP(c *config.Config) (map[string]mcptool.ServerConfig, error) {
 	return mcptool.LoadMCPJSON(path)
 }
 
-func systemPrompt(workdir string, skills []skill.Skill) string {
+func systemPrompt(workdir, home string, skills []skill.Skill) string {
 	parts := []string{agent.DefaultSystemPrompt,
 		fmt.Sprintf("The working directory is %s. Today is %s.", workdir, time.Now().Format("2006-01-02"))}
-	if md := skill.LoadAgentsMD(workdir, agentsMDLimit); md != "" {
-		parts = append(parts, "# Project instructions (AGENTS.md)\n\n"+md)
+	if name, md := skill.LoadMemory(workdir, agentsMDLimit); md != "" {
+		parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n\n%s", name, md))
+	}
+	if md := memory.LoadUser(home, agentsMDLimit); md != "" {
+		parts = append(parts, "# Your instructions (all projects, "+filepath.Join(home, skill.AgentsFile)+")\n\n"+md)
 	}
 	if idx := skill.Index(skills); idx != "" {
 		parts = append(parts, idx)
@@ -351,6 +355,8 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithModel(resolved.Model),
 		agent.WithModelLabel(label),
 		agent.WithSystemPrompt(rt.system),
+		// Rebuilt per run loop: a "# note" added to AGENTS.md reaches the next turn.
+		agent.WithSystemPromptFunc(func() string { return systemPrompt(c.Workdir, c.Home, rt.skills) }),
 		agent.WithTools(rt.tools...),
 		agent.WithStore(rt.store),
 		agent.WithWorkspace(rt.ws),
