@@ -13,6 +13,7 @@ import (
 
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/demo"
+	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/internal/tui"
@@ -140,7 +141,9 @@ func tuiErr(err error) error {
 
 // tuiOptions connects the TUI to this wiring's engines, store, skills and MCP servers.
 func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
+	book := memory.New(rt.cfg.Workdir, rt.cfg.Home)
 	return tui.Options{
+		Memory: &book,
 		NewEngine: func(resumeID string) (tui.Engine, error) {
 			return rt.newEngine(engineOptions{resumeID: resumeID})
 		},

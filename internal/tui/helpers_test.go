@@ -239,7 +239,8 @@ func (h *harness) deliver(msg tea.Msg) {
 		for _, c := range msg {
 			h.run(c)
 		}
-	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded:
+	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded,
+		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg:
 		h.send(msg)
 	}
 }

@@ -63,6 +63,7 @@ type model struct {
 	perm      *permissionDialog
 	picker    chooser              // an open list picker (/resume, /model)
 	onPick    func(string) tea.Cmd // what the picker's choice does
+	choice    *choiceDialog        // an open question (undo, rewind, memory)
 
 	setup       *SetupInfo
 	quitArmed   bool
@@ -187,6 +188,16 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.handleStreamEnd()
+	case turnsMsg:
+		return m, m.onTurns(msg)
+	case conflictsMsg:
+		return m, m.onConflicts(msg)
+	case rewoundMsg:
+		m.onRewound(msg)
+		return m, nil
+	case memoryAddedMsg:
+		m.onMemoryAdded(msg)
+		return m, nil
 	case sessionsMsg:
 		m.handleSessions(msg)
 		return m, nil
@@ -247,6 +258,8 @@ func (m *model) bottomPane() string {
 		return m.review.view(m.width, room, th, m.tr.md)
 	case m.picker != nil:
 		return m.picker.view(m.width, th)
+	case m.choice != nil:
+		return m.choice.view(m.width, room, th)
 	}
 	return m.editorPane(room)
 }

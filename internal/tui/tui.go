@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -88,6 +89,9 @@ type Options struct {
 	ResumeID string
 	// Sessions lists this workdir's sessions for /resume, newest first.
 	Sessions func() ([]SessionInfo, error)
+	// Memory is where "# note" lines go and what /memory lists; nil turns
+	// both off.
+	Memory *memory.Book
 	// Workdir is shown on the welcome screen.
 	Workdir string
 	// ModelLabel is "provider/model", shown in the status bar.

@@ -33,6 +33,8 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.reviewKey(k)
 	case m.picker != nil:
 		return m.pickerKey(k)
+	case m.choice != nil:
+		return m.choiceKey(k)
 	}
 	if m.in.searching() {
 		return m.searchKey(k)
@@ -128,6 +130,10 @@ func (m *model) interrupt() tea.Cmd {
 		m.picker = nil
 		m.layout()
 		return nil
+	case m.choice != nil:
+		m.choice = nil
+		m.layout()
+		return nil
 	}
 	if m.quitArmed {
 		return tea.Quit
@@ -179,6 +185,10 @@ func (m *model) submit() tea.Cmd {
 			m.hint = "unknown command " + name + " — type /help for the list (nothing was sent)"
 			return nil
 		}
+	}
+	if strings.HasPrefix(text, "#") && m.opts.Memory != nil {
+		// A note for memory, never sent to the model.
+		return tea.Batch(m.take(), m.addNote(text))
 	}
 	save := m.take()
 	if m.running {
@@ -274,7 +284,7 @@ func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		m.review.paste(msg)
 		return nil
 	}
-	if m.picker != nil || m.setup != nil || m.in.searching() {
+	if m.picker != nil || m.choice != nil || m.setup != nil || m.in.searching() {
 		return nil
 	}
 	cmd := m.in.paste(msg)
