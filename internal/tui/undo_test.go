@@ -74,7 +74,7 @@ func TestUndoAndRewindInTheTUI(t *testing.T) {
 		t.Fatalf("no question about b.txt:\n%s", h.screen())
 	}
 	h.typeText("x2") // a letter does nothing, a digit only moves the cursor…
-	h.key("up")     // …back to "skip"
+	h.key("up")      // …back to "skip"
 	h.key("enter")
 	if read("a.txt") != "two\n" || read("b.txt") != "mine" {
 		t.Fatalf("after /undo with skip: a=%q b=%q", read("a.txt"), read("b.txt"))
