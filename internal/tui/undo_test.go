@@ -34,8 +34,19 @@ func realEngine(t *testing.T, workdir string, turns ...scripted.Turn) Options {
 func (h *harness) prompt(s string) {
 	h.t.Helper()
 	h.typeText(s)
-	h.key("enter")
+	h.press("enter")
 	h.waitIdle()
+}
+
+// press sends a key and delivers the results of the commands it started
+// that did not finish at once (undo and memory do their I/O in commands;
+// a loaded machine makes them late).
+func (h *harness) press(k string) {
+	h.t.Helper()
+	h.key(k)
+	for h.pending > 0 {
+		h.wait()
+	}
 }
 
 // /undo puts the files of the last turn back; a file the user changed
@@ -75,7 +86,7 @@ func TestUndoAndRewindInTheTUI(t *testing.T) {
 	}
 	h.typeText("x2") // a letter does nothing, a digit only moves the cursor…
 	h.key("up")      // …back to "skip"
-	h.key("enter")
+	h.press("enter")
 	if read("a.txt") != "two\n" || read("b.txt") != "mine" {
 		t.Fatalf("after /undo with skip: a=%q b=%q", read("a.txt"), read("b.txt"))
 	}
@@ -87,7 +98,7 @@ func TestUndoAndRewindInTheTUI(t *testing.T) {
 	if h.m.choice == nil || !strings.Contains(h.screen(), "turn 1: edit a") {
 		t.Fatalf("no turn picker:\n%s", h.screen())
 	}
-	h.key("enter")
+	h.press("enter")
 	if read("a.txt") != "one\n" {
 		t.Fatalf("after /rewind: a=%q", read("a.txt"))
 	}
@@ -114,11 +125,11 @@ func TestMemoryNoteInTheTUI(t *testing.T) {
 	opts.Memory = &book
 	h := newHarness(t, opts, 100, 30)
 	h.typeText("# run make lint before committing")
-	h.key("enter")
+	h.press("enter")
 	if h.m.choice == nil || !strings.Contains(h.screen(), "AGENTS.md") {
 		t.Fatalf("no target question:\n%s", h.screen())
 	}
-	h.key("enter") // this project
+	h.press("enter") // this project
 	got, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md"))
 	if string(got) != "- run make lint before committing\n" {
 		t.Fatalf("AGENTS.md = %q", got)
@@ -130,12 +141,12 @@ func TestMemoryNoteInTheTUI(t *testing.T) {
 	}
 	// Asked once: the next note only confirms.
 	h.typeText("#second")
-	h.key("enter")
+	h.press("enter")
 	if s := h.screen(); !strings.Contains(s, "add to "+filepath.Join(dir, "AGENTS.md")) {
 		t.Fatalf("no confirmation:\n%s", s)
 	}
 	h.key("2") // cancel
-	h.key("enter")
+	h.press("enter")
 	if got, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); strings.Contains(string(got), "second") {
 		t.Fatal("a cancelled note was written")
 	}
