@@ -32,3 +32,16 @@ func TestContextWindow(t *testing.T) {
 		}
 	}
 }
+
+func TestSupportsVision(t *testing.T) {
+	for model, want := range map[string]bool{
+		"gpt-4o-mini": true, "openai/gpt-4.1": true, "gpt-3.5-turbo": false, "gpt-4": false,
+		"claude-sonnet-4-5": true, "anthropic/claude-3-haiku": true, "claude-2.1": false,
+		"o3-mini": false, "o3": true, "deepseek-chat": false, "llama3.2-vision:11b": true,
+		"llama3.2": false, "qwen2.5-vl-7b": true, "unknown-model": false, "": false,
+	} {
+		if got := SupportsVision(model); got != want {
+			t.Errorf("SupportsVision(%q) = %v, want %v", model, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 )
 
@@ -39,6 +40,37 @@ type Message struct {
 	Name string `json:"name,omitempty"`
 	// IsError marks a tool result that reports a failure to the model.
 	IsError bool `json:"is_error,omitempty"`
+	// Images are pictures attached to a user message or returned with a
+	// tool result (read_file on an image). Older stored messages have none.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one picture sent to a model. Data holds the encoded file (PNG,
+// JPEG, GIF or WebP); it is base64 in JSON. Treat Data as immutable once
+// the image is in a message: providers cache a message's encoding.
+type Image struct {
+	// MediaType is "image/png", "image/jpeg", "image/gif" or "image/webp".
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"`
+	// Name is where the image came from (a file name), for display only;
+	// it is not sent to the model.
+	Name string `json:"name,omitempty"`
+	// Width and Height are the pixel size, for display and estimates.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+}
+
+// Placeholder is how an image is shown instead of its bytes:
+// "[image: name 800×600]".
+func (im Image) Placeholder() string {
+	name := im.Name
+	if name == "" {
+		name = im.MediaType
+	}
+	if im.Width > 0 && im.Height > 0 {
+		return fmt.Sprintf("[image: %s %d×%d]", name, im.Width, im.Height)
+	}
+	return "[image: " + name + "]"
 }
 
 // ToolCall is one complete tool invocation requested by the model. Input is
