@@ -6,6 +6,7 @@ package llm
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"iter"
@@ -58,6 +59,15 @@ type Image struct {
 	// Width and Height are the pixel size, for display and estimates.
 	Width  int `json:"width,omitempty"`
 	Height int `json:"height,omitempty"`
+}
+
+// DataURL returns the image as a "data:<type>;base64,<data>" URL.
+func DataURL(im Image) string {
+	prefix := "data:" + im.MediaType + ";base64,"
+	b := make([]byte, len(prefix)+base64.StdEncoding.EncodedLen(len(im.Data)))
+	copy(b, prefix)
+	base64.StdEncoding.Encode(b[len(prefix):], im.Data)
+	return string(b)
 }
 
 // Placeholder is how an image is shown instead of its bytes:

@@ -29,6 +29,20 @@ func history() []llm.Message {
 			{ID: "toolu_4", Name: "bash", Input: json.RawMessage(`{ "command": "go test ./..." }`)},
 		}},
 		{Role: llm.RoleTool, ToolCallID: "toolu_4", Name: "bash", Content: "ok"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+			{ID: "toolu_5", Name: "read_file", Input: json.RawMessage(`{"path":"a.png"}`)},
+			{ID: "toolu_6", Name: "read_file", Input: json.RawMessage(`{"path":"b.webp"}`)},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "toolu_5", Name: "read_file", Content: "Attached a.png.",
+			Images: []llm.Image{{MediaType: "image/png", Data: []byte("\x89PNG fake"), Name: "a.png"}}},
+		{Role: llm.RoleTool, ToolCallID: "toolu_6", Name: "read_file",
+			Images: []llm.Image{{MediaType: "image/webp", Data: []byte("RIFF....WEBP")}}},
+		{Role: llm.RoleUser, Content: "and <these>?", Images: []llm.Image{
+			{MediaType: "image/jpeg", Data: []byte{0xff, 0xd8, 0xff, 0, 1, 2}},
+			{MediaType: "image/gif", Data: []byte("GIF89a")},
+		}},
+		{Role: llm.RoleAssistant, Content: "A cat."},
+		{Role: llm.RoleUser, Images: []llm.Image{{MediaType: "image/png", Data: []byte("only an image")}}},
 		{Role: llm.RoleAssistant, Content: "All green."},
 		{Role: llm.RoleUser, Content: ""},
 		{Role: llm.RoleAssistant},
@@ -105,6 +119,8 @@ func TestBodyNoticesInPlaceChanges(t *testing.T) {
 	}
 	msgs[1].ToolCalls[0].Input[2] = 'P'
 	msgs[3].IsError = false
+	msgs[9].Images[0].Data[0] = 'Q'
+	msgs[11].Images = msgs[11].Images[1:]
 	got, err := bodyBytes(p, req)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -71,9 +72,14 @@ func referenceMessages(in []llm.Message) ([]sdk.MessageParam, error) {
 	for i, m := range in {
 		switch m.Role {
 		case llm.RoleUser:
-			if m.Content != "" { // the API rejects empty text blocks
-				add(true, sdk.NewTextBlock(m.Content))
+			var blocks []sdk.ContentBlockParamUnion
+			for _, im := range m.Images {
+				blocks = append(blocks, sdk.NewImageBlockBase64(im.MediaType, base64.StdEncoding.EncodeToString(im.Data)))
 			}
+			if m.Content != "" { // the API rejects empty text blocks
+				blocks = append(blocks, sdk.NewTextBlock(m.Content))
+			}
+			add(true, blocks...)
 		case llm.RoleTool:
 			add(true, referenceToolResult(m))
 		case llm.RoleAssistant:
@@ -98,6 +104,10 @@ func referenceToolResult(m llm.Message) sdk.ContentBlockParamUnion {
 	r := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
 	if m.Content != "" {
 		r.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
+	}
+	for _, im := range m.Images {
+		r.Content = append(r.Content, sdk.ToolResultBlockParamContentUnion{
+			OfImage: sdk.NewImageBlockBase64(im.MediaType, base64.StdEncoding.EncodeToString(im.Data)).OfImage})
 	}
 	if m.IsError {
 		r.IsError = sdk.Bool(true)

@@ -36,10 +36,25 @@ type toolUseBlock struct {
 }
 
 type toolResultBlock struct {
-	Type      string      `json:"type"`
-	ToolUseID string      `json:"tool_use_id"`
-	Content   []textBlock `json:"content,omitempty"`
-	IsError   bool        `json:"is_error,omitempty"`
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   []any  `json:"content,omitempty"` // textBlock and imageBlock
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type imageBlock struct {
+	Type   string      `json:"type"`
+	Source imageSource `json:"source"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      []byte `json:"data"` // encoding/json writes base64
+}
+
+func newImageBlock(im llm.Image) imageBlock {
+	return imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: im.MediaType, Data: im.Data}}
 }
 
 type wireTool struct {
@@ -182,14 +197,23 @@ func encodeBlocks(m llm.Message) (blocks, error) {
 	switch m.Role {
 	case llm.RoleUser:
 		out.user = true
-		if m.Content != "" { // the API rejects empty text blocks
+		// Images before the text, as Anthropic's vision guide advises.
+		for _, im := range m.Images {
+			if err == nil {
+				err = add(newImageBlock(im))
+			}
+		}
+		if m.Content != "" && err == nil { // the API rejects empty text blocks
 			err = add(textBlock{"text", m.Content})
 		}
 	case llm.RoleTool:
 		out.user = true
 		r := toolResultBlock{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError}
 		if m.Content != "" {
-			r.Content = []textBlock{{"text", m.Content}}
+			r.Content = append(r.Content, textBlock{"text", m.Content})
+		}
+		for _, im := range m.Images {
+			r.Content = append(r.Content, newImageBlock(im))
 		}
 		err = add(r)
 	case llm.RoleAssistant:

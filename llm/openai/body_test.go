@@ -27,6 +27,21 @@ func history() []llm.Message {
 		}},
 		{Role: llm.RoleTool, ToolCallID: "call_3", Name: "read_file", Content: ""},
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
+			{ID: "call_5", Name: "read_file", Input: json.RawMessage(`{"path":"a.png"}`)},
+			{ID: "call_6", Name: "read_file", Input: json.RawMessage(`{"path":"b.gif"}`)},
+			{ID: "call_7", Name: "glob", Input: json.RawMessage(`{"pattern":"*"}`)},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "call_5", Name: "read_file", Content: "Attached a.png (PNG, 2×1).",
+			Images: []llm.Image{{MediaType: "image/png", Data: []byte("\x89PNG fake"), Name: "a.png"}}},
+		{Role: llm.RoleTool, ToolCallID: "call_6", Name: "read_file", Content: "Attached b.gif.",
+			Images: []llm.Image{{MediaType: "image/gif", Data: []byte("GIF89a"), Name: "b.gif"}}},
+		{Role: llm.RoleTool, ToolCallID: "call_7", Name: "glob", Content: "a.png\nb.gif"},
+		{Role: llm.RoleUser, Content: "and these two <pictures>?", Images: []llm.Image{
+			{MediaType: "image/jpeg", Data: []byte{0xff, 0xd8, 0xff, 0, 1, 2}},
+			{MediaType: "image/webp", Data: []byte("RIFF....WEBP")},
+		}},
+		{Role: llm.RoleUser, Images: []llm.Image{{MediaType: "image/png", Data: []byte("only an image")}}},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
 			{ID: "call_4", Name: "bash", Input: json.RawMessage(`{"command": "go test`)},
 		}},
 		{Role: llm.RoleTool, ToolCallID: "call_4", Name: "bash", Content: "invalid arguments", IsError: true},
@@ -106,7 +121,9 @@ func TestBodyNoticesInPlaceChanges(t *testing.T) {
 	// Changed in place after it was sent: the cache must notice.
 	msgs[1].ToolCalls[0].Input[2] = 'P'
 	msgs[3].IsError = false
-	msgs[8].Content = "Done!"
+	msgs[14].Content = "Done!"
+	msgs[7].Images[0].Data[0] = 'Q'
+	msgs[10].Images = msgs[10].Images[:1]
 	got, err := bodyBytes(p, req)
 	if err != nil {
 		t.Fatal(err)

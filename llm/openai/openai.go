@@ -31,7 +31,7 @@ type Provider struct {
 	maxTokens int
 	retry     llm.RetryPolicy
 	client    sdk.ChatCompletionService
-	msgCache  reqcache.Messages[[]byte]
+	msgCache  reqcache.Messages[encoded]
 	toolCache reqcache.Tools[[]byte]
 	bufs      reqcache.Buffers
 }

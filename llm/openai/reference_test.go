@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -25,12 +26,21 @@ func (p *Provider) referenceParams(req llm.Request) (sdk.ChatCompletionNewParams
 	if req.System != "" {
 		params.Messages = append(params.Messages, sdk.SystemMessage(req.System))
 	}
+	var pending []sdk.ChatCompletionMessageParamUnion
 	for i, m := range req.Messages {
 		msg, err := referenceMessage(m)
 		if err != nil {
 			return params, fmt.Errorf("message %d: %w", i, err)
 		}
 		params.Messages = append(params.Messages, msg)
+		if m.Role == llm.RoleTool && len(m.Images) > 0 {
+			note := fmt.Sprintf("The image%s returned by tool call %s:", plural(len(m.Images)), m.ToolCallID)
+			pending = append(pending, referenceUser(note, m.Images))
+		}
+		if i+1 == len(req.Messages) || req.Messages[i+1].Role != llm.RoleTool {
+			params.Messages = append(params.Messages, pending...)
+			pending = nil
+		}
 	}
 	for _, t := range req.Tools {
 		tool, err := referenceToolParam(t)
@@ -58,7 +68,7 @@ func (p *Provider) referenceParams(req llm.Request) (sdk.ChatCompletionNewParams
 func referenceMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
 	case llm.RoleUser:
-		return sdk.UserMessage(m.Content), nil
+		return referenceUser(m.Content, m.Images), nil
 	case llm.RoleTool:
 		return sdk.ToolMessage(m.Content, m.ToolCallID), nil
 	case llm.RoleAssistant:
@@ -85,6 +95,21 @@ func referenceMessage(m llm.Message) (sdk.ChatCompletionMessageParamUnion, error
 		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
 	}
 	return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+func referenceUser(text string, images []llm.Image) sdk.ChatCompletionMessageParamUnion {
+	if len(images) == 0 {
+		return sdk.UserMessage(text)
+	}
+	var parts []sdk.ChatCompletionContentPartUnionParam
+	if text != "" {
+		parts = append(parts, sdk.TextContentPart(text))
+	}
+	for _, im := range images {
+		url := "data:" + im.MediaType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+		parts = append(parts, sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: url}))
+	}
+	return sdk.UserMessage(parts)
 }
 
 func referenceToolParam(t llm.ToolDef) (sdk.ChatCompletionToolUnionParam, error) {

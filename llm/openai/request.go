@@ -17,10 +17,31 @@ import (
 
 // wireMessage is one Chat Completions input message.
 type wireMessage struct {
-	Role       string     `json:"role"`
-	Content    *string    `json:"content,omitempty"`
+	Role string `json:"role"`
+	// Content is a string, or for a user message with images a list of
+	// content parts.
+	Content    any        `json:"content,omitempty"`
 	ToolCallID *string    `json:"tool_call_id,omitempty"`
 	ToolCalls  []wireCall `json:"tool_calls,omitempty"`
+}
+
+type wirePart struct {
+	Type     string        `json:"type"`
+	Text     *string       `json:"text,omitempty"`
+	ImageURL *wireImageURL `json:"image_url,omitempty"`
+}
+
+type wireImageURL struct {
+	URL string `json:"url"`
+}
+
+// encoded is one llm.Message on the wire. A tool result with images
+// becomes a "tool" message (msg) and a user message carrying the images
+// (after): Chat Completions tool messages hold text only. The user message
+// is sent after the last of the consecutive tool messages, since the API
+// wants every tool message of an assistant turn right after it.
+type encoded struct {
+	msg, after []byte
 }
 
 type wireCall struct {
@@ -59,7 +80,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	}
 	size := 256 + len(req.Model) + 2*len(req.System)
 	for _, m := range msgs {
-		size += len(m) + 1
+		size += len(m.msg) + len(m.after) + 2
 	}
 	for _, t := range tools {
 		size += len(t) + 1
@@ -76,11 +97,21 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		b = append(b, '}')
 		sep = true
 	}
-	for _, m := range msgs {
+	var pending [][]byte // images of tool results, sent after the tool messages
+	for i, m := range msgs {
 		if sep {
 			b = append(b, ',')
 		}
-		b, sep = append(b, m...), true
+		b, sep = append(b, m.msg...), true
+		if m.after != nil {
+			pending = append(pending, m.after)
+		}
+		if i+1 == len(msgs) || req.Messages[i+1].Role != llm.RoleTool {
+			for _, p := range pending {
+				b = append(append(b, ','), p...)
+			}
+			pending = pending[:0]
+		}
 	}
 	b = append(b, ']')
 	if len(tools) > 0 {
@@ -112,13 +143,22 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	return body, nil
 }
 
-func encodeMessage(m llm.Message) ([]byte, error) {
+func encodeMessage(m llm.Message) (encoded, error) {
 	w := wireMessage{Role: string(m.Role)}
+	var out encoded
 	switch m.Role {
 	case llm.RoleUser:
-		w.Content = &m.Content
+		w.Content = userContent(m.Content, m.Images)
 	case llm.RoleTool:
 		w.Content, w.ToolCallID = &m.Content, &m.ToolCallID
+		if len(m.Images) > 0 {
+			note := fmt.Sprintf("The image%s returned by tool call %s:", plural(len(m.Images)), m.ToolCallID)
+			after, err := reqcache.Marshal(wireMessage{Role: "user", Content: userContent(note, m.Images)})
+			if err != nil {
+				return out, err
+			}
+			out.after = after
+		}
 	case llm.RoleAssistant:
 		// Reasoning is not sent back: DeepSeek rejects reasoning_content in
 		// input messages, and OpenAI has no field for it.
@@ -135,9 +175,34 @@ func encodeMessage(m llm.Message) ([]byte, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("unknown role %q", m.Role)
+		return out, fmt.Errorf("unknown role %q", m.Role)
 	}
-	return reqcache.Marshal(w)
+	var err error
+	out.msg, err = reqcache.Marshal(w)
+	return out, err
+}
+
+// userContent is a user message's content: the text alone, or the text
+// and the images as content parts, images as base64 data URLs.
+func userContent(text string, images []llm.Image) any {
+	if len(images) == 0 {
+		return &text
+	}
+	parts := make([]wirePart, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, wirePart{Type: "text", Text: &text})
+	}
+	for _, im := range images {
+		parts = append(parts, wirePart{Type: "image_url", ImageURL: &wireImageURL{URL: llm.DataURL(im)}})
+	}
+	return parts
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func encodeTool(t llm.ToolDef) ([]byte, error) {

@@ -63,3 +63,30 @@ func TestMessagesEncodeOnceAndSweep(t *testing.T) {
 		t.Errorf("cache holds %d encodings after 2000 one-off calls", n)
 	}
 }
+
+// An image changed in place, or replaced by one of the same size, is
+// encoded again; an unchanged one is not.
+func TestMessagesNoticeImageChanges(t *testing.T) {
+	var c Messages[string]
+	encoded := 0
+	enc := func(m llm.Message) (string, error) { encoded++; return string(m.Images[0].Data), nil }
+	data := []byte("PNGDATA")
+	hist := []llm.Message{{Role: llm.RoleUser, Content: "look", Images: []llm.Image{{MediaType: "image/png", Data: data}}}}
+	for range 2 {
+		if _, _, err := c.Encode(hist, enc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if encoded != 1 {
+		t.Fatalf("encoded %d times", encoded)
+	}
+	data[0] = 'X'
+	out, _, _ := c.Encode(hist, enc)
+	if encoded != 2 || out[0] != "XNGDATA" {
+		t.Fatalf("in-place change not noticed: %d %q", encoded, out[0])
+	}
+	hist[0].Images[0].MediaType = "image/jpeg"
+	if _, _, _ = c.Encode(hist, enc); encoded != 3 {
+		t.Fatal("media type change not noticed")
+	}
+}

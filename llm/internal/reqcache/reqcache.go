@@ -7,6 +7,7 @@ package reqcache
 
 import (
 	"bytes"
+	"hash/maphash"
 	"sync"
 	"unsafe"
 
@@ -46,8 +47,31 @@ type key struct {
 type entry[V any] struct {
 	msg    llm.Message
 	inputs [][]byte
+	images []imageSum
 	v      V
 	used   uint64
+}
+
+// imageSum stands for an image's bytes: keeping a copy of every image
+// would double the memory a session's pictures take, and a hash of a few
+// megabytes costs well under a millisecond.
+type imageSum struct {
+	mediaType string
+	size      int
+	sum       uint64
+}
+
+var imageSeed = maphash.MakeSeed()
+
+func sumImages(imgs []llm.Image) []imageSum {
+	if len(imgs) == 0 {
+		return nil
+	}
+	out := make([]imageSum, len(imgs))
+	for i, im := range imgs {
+		out[i] = imageSum{im.MediaType, len(im.Data), maphash.Bytes(imageSeed, im.Data)}
+	}
+	return out
 }
 
 // Encode returns the encoding of each message, calling encode only for
@@ -120,6 +144,8 @@ func newEntry[V any](m *llm.Message, v V, now uint64) *entry[V] {
 	for i, c := range m.ToolCalls {
 		e.inputs[i] = bytes.Clone(c.Input)
 	}
+	e.msg.Images = nil
+	e.images = sumImages(m.Images)
 	return e
 }
 
@@ -129,8 +155,15 @@ func newEntry[V any](m *llm.Message, v V, now uint64) *entry[V] {
 func (e *entry[V]) matches(m *llm.Message) bool {
 	a := &e.msg
 	if a.Role != m.Role || a.Content != m.Content || a.Reasoning != m.Reasoning || a.ToolCallID != m.ToolCallID ||
-		a.Name != m.Name || a.IsError != m.IsError || len(a.ToolCalls) != len(m.ToolCalls) {
+		a.Name != m.Name || a.IsError != m.IsError || len(a.ToolCalls) != len(m.ToolCalls) ||
+		len(e.images) != len(m.Images) {
 		return false
+	}
+	for i, im := range m.Images {
+		if s := e.images[i]; s.mediaType != im.MediaType || s.size != len(im.Data) ||
+			s.sum != maphash.Bytes(imageSeed, im.Data) {
+			return false
+		}
 	}
 	for i, c := range m.ToolCalls {
 		if c.ID != a.ToolCalls[i].ID || c.Name != a.ToolCalls[i].Name || !bytes.Equal(c.Input, e.inputs[i]) ||
