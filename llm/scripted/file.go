@@ -74,6 +74,9 @@ type FileMatch struct {
 	FirstUserContains      string `json:"first_user_contains,omitempty"`
 	AnyMessageContains     string `json:"any_message_contains,omitempty"`
 	NoMessageContains      string `json:"no_message_contains,omitempty"`
+	// Images, when positive, is the least number of images the request's
+	// messages must carry.
+	Images int `json:"images,omitempty"`
 }
 
 func (m *FileMatch) matcher() Matcher {
@@ -94,6 +97,9 @@ func (m *FileMatch) matcher() Matcher {
 	add(m.FirstUserContains, FirstUserContains)
 	add(m.AnyMessageContains, AnyMessageContains)
 	add(m.NoMessageContains, NoMessageContains)
+	if m.Images > 0 {
+		ms = append(ms, HasImages(m.Images))
+	}
 	return All(ms...)
 }
 

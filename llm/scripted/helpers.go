@@ -38,6 +38,17 @@ func Call(name string, input any) llm.ToolCall {
 // Calls is a shorthand for a Turn's Calls field.
 func Calls(calls ...llm.ToolCall) []llm.ToolCall { return calls }
 
+// HasImages matches requests whose messages carry at least n images.
+func HasImages(n int) Matcher {
+	return func(r llm.Request) bool {
+		count := 0
+		for _, m := range r.Messages {
+			count += len(m.Images)
+		}
+		return count >= n
+	}
+}
+
 // HasTool matches requests that offer the named tool to the model.
 func HasTool(name string) Matcher {
 	return func(r llm.Request) bool { return hasTool(r, name) }

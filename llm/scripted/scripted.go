@@ -286,8 +286,12 @@ func describe(req llm.Request) string {
 	if m, ok := lastOf(req, llm.RoleUser); ok {
 		last = fmt.Sprintf("%q", clip(m.Content, 120))
 	}
-	return fmt.Sprintf("the request has %d messages, tools [%s], last user message %s",
-		len(req.Messages), strings.Join(names, ", "), last)
+	images := 0
+	for _, m := range req.Messages {
+		images += len(m.Images)
+	}
+	return fmt.Sprintf("the request has %d messages (%d images), tools [%s], last user message %s",
+		len(req.Messages), images, strings.Join(names, ", "), last)
 }
 
 func clip(s string, n int) string {
@@ -311,6 +315,14 @@ func cloneRequest(r llm.Request) llm.Request {
 				calls[j] = c
 			}
 			m.ToolCalls = calls
+		}
+		if m.Images != nil {
+			imgs := make([]llm.Image, len(m.Images))
+			for j, im := range m.Images {
+				im.Data = append([]byte(nil), im.Data...)
+				imgs[j] = im
+			}
+			m.Images = imgs
 		}
 		out.Messages[i] = m
 	}

@@ -216,3 +216,23 @@ func TestCallPanicsOnUnmarshalable(t *testing.T) {
 	}()
 	scripted.Call("x", make(chan int))
 }
+
+// Image messages are accepted, recorded as copies, and matched by count.
+func TestImagesRecordedAndMatched(t *testing.T) {
+	p := scripted.New(scripted.Turn{Text: "a cat", Match: scripted.HasImages(2)})
+	data := []byte("PNG")
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "what is this?", Images: []llm.Image{
+		{MediaType: "image/png", Data: data}, {MediaType: "image/gif", Data: []byte("GIF")}}}}}
+	if _, err := llm.Collect(p.Stream(context.Background(), req)); err != nil {
+		t.Fatal(err)
+	}
+	data[0] = 'X'
+	got, _ := p.LastRequest()
+	if im := got.Messages[0].Images; len(im) != 2 || string(im[0].Data) != "PNG" || im[1].MediaType != "image/gif" {
+		t.Fatalf("recorded images = %+v", im)
+	}
+	p.Add(scripted.Turn{Text: "no", Match: scripted.HasImages(3)})
+	if _, err := llm.Collect(p.Stream(context.Background(), req)); err == nil || !strings.Contains(err.Error(), "2 images") {
+		t.Fatalf("too few images: %v", err)
+	}
+}
