@@ -158,7 +158,7 @@ func (e *Engine) Review(choice planning.ReviewChoice, feedback string) (start fu
 // prompt; the executor decides from the todo list whether to go on.
 func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatus, error) {
 	round := func(ctx context.Context, prompt string) error {
-		status, err := e.loop(ctx, s, prompt, e.Mode(), runState{})
+		status, err := e.loop(ctx, s, userPrompt{text: prompt}, e.Mode(), runState{})
 		switch {
 		case s.stopped:
 			return context.Canceled

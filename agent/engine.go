@@ -142,6 +142,10 @@ func (c *config) fill(p llm.Provider) error {
 	if c.modelLabel == "" {
 		c.modelLabel = p.Name() + "/" + c.model
 	}
+	if c.vision == nil {
+		v := llm.SupportsVision(c.model)
+		c.vision = &v
+	}
 	if c.workdir == "" && c.workspace != nil {
 		// The workspace names the workdir: a program gives it once.
 		c.workdir = c.workspace.Root()

@@ -25,6 +25,9 @@ func (e *Engine) Run(ctx context.Context, prompt string) iter.Seq[Event] {
 
 func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
+		if len(rs.images) > 0 && !e.Vision() {
+			return RunError, fmt.Errorf("%w: %s (set vision = true for its provider in config.toml if it does)", ErrNoVision, e.cfg.modelLabel)
+		}
 		// The mode is snapshotted once: SetMode from another goroutine
 		// does not change the tools of a loop already running (seed 000).
 		mode := e.Mode()
@@ -38,9 +41,22 @@ func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[E
 		if out := e.runHooks(ctx, s, mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
 			return RunError, fmt.Errorf("the prompt was not sent: the user_prompt_submit hook blocked it: %s", out.Reason)
 		}
-		return e.loop(ctx, s, prompt, mode, rs)
+		return e.loop(ctx, s, userPrompt{prompt, rs.images}, mode, rs)
 	})
 }
+
+// ErrNoVision is the error of a run that attaches images (RunOptions.Images)
+// for a model that cannot see them.
+var ErrNoVision = errors.New("the model does not accept images")
+
+// userPrompt is what a run starts from: the user's text and pictures.
+type userPrompt struct {
+	text   string
+	images []llm.Image
+}
+
+// Vision reports whether the engine's model accepts images.
+func (e *Engine) Vision() bool { return *e.cfg.vision }
 
 // turnLoop is the state of one run loop: the mode and tools it snapshotted
 // at entry and the stream it reports to.
@@ -63,7 +79,7 @@ type turnLoop struct {
 // loop is the run loop. It is shared by Run and by every round of
 // auto-execution. Planning state is loaded on entry and saved on every exit,
 // panics included.
-func (e *Engine) loop(ctx context.Context, s *stream, prompt string, mode planning.Mode, rs runState) (status RunStatus, err error) {
+func (e *Engine) loop(ctx context.Context, s *stream, prompt userPrompt, mode planning.Mode, rs runState) (status RunStatus, err error) {
 	e.sessionStartHooks(ctx, s, mode)
 	l := e.enter(ctx, s, mode, rs)
 	defer func() {
@@ -156,15 +172,16 @@ func (e *Engine) leave(ctx context.Context) {
 
 // addPrompt appends the user's prompt (wrapped in Plan mode) before the
 // first model call, so a failure later loses nothing.
-func (l *turnLoop) addPrompt(ctx context.Context, prompt string) error {
-	l.e.beginTurn(prompt)
+func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
+	l.e.beginTurn(prompt.text)
+	text := prompt.text
 	if l.mode == planning.ModePlan {
-		prompt = planning.PlanPrompt(prompt)
+		text = planning.PlanPrompt(text)
 	}
 	if err := l.e.repairHistory(ctx); err != nil {
 		return err
 	}
-	return l.e.appendMessage(ctx, llm.Message{Role: llm.RoleUser, Content: prompt})
+	return l.e.appendMessage(ctx, llm.Message{Role: llm.RoleUser, Content: text, Images: prompt.images})
 }
 
 // request builds the next model call from the effective history, in the

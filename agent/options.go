@@ -53,6 +53,7 @@ type config struct {
 	hooks          Hooks
 	noCheckpoints  bool
 	systemFunc     func() string
+	vision         *bool
 }
 
 // ResultHook may amend a successful tool result before the model sees it and
@@ -79,6 +80,12 @@ func WithResultHook(h ResultHook) Option { return func(c *config) { c.resultHook
 // WithModel sets the model name sent in requests (without the "provider/"
 // prefix).
 func WithModel(name string) Option { return func(c *config) { c.model = name } }
+
+// WithVision says whether the model accepts images. It defaults to
+// llm.SupportsVision(model). Without vision a run with images fails with
+// ErrNoVision before any model call, and images in tool results are
+// replaced by a note saying the model cannot see them.
+func WithVision(on bool) Option { return func(c *config) { c.vision = &on } }
 
 // WithModelLabel sets the "provider/model" label stored with the session.
 // It defaults to "<provider name>/<model>".

@@ -26,6 +26,10 @@ type RunOptions struct {
 	// Origin names what set these options, for the model's refusals
 	// ("the /review command").
 	Origin string
+	// Images are sent with the prompt (see the picture package to prepare
+	// them from files). A model without vision (WithVision) refuses them
+	// with ErrNoVision before anything is stored or sent.
+	Images []llm.Image
 }
 
 // RunWith is Run with options for this run only.
@@ -34,13 +38,14 @@ func (e *Engine) RunWith(ctx context.Context, prompt string, o RunOptions) iter.
 	if err != nil {
 		return e.serve(ctx, func(context.Context, *stream) (RunStatus, error) { return RunError, err })
 	}
-	return e.run(ctx, prompt, runState{model: o.Model, restrict: restrict})
+	return e.run(ctx, prompt, runState{model: o.Model, restrict: restrict, images: o.Images})
 }
 
 // runState is what one public call's options change in its loops.
 type runState struct {
 	model    string
 	restrict *restriction
+	images   []llm.Image // the prompt's; auto-execution rounds have none
 }
 
 // restriction is a run's allowed-tools list.

@@ -275,7 +275,15 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 		// like any tool whose effect happened without a result.
 		l.e.saveState(ctx)
 	}
-	msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, IsError: res.IsError}
+	if len(res.Images) > 0 && !l.e.Vision() {
+		// The model cannot see them: say so instead of failing the call.
+		for _, im := range res.Images {
+			res.Output += fmt.Sprintf("\n%s not shown: the model %s does not accept images.", im.Placeholder(), l.e.cfg.modelLabel)
+		}
+		res.Images = nil
+	}
+	msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, IsError: res.IsError,
+		Images: res.Images}
 	if err := l.e.appendMessage(ctx, msg); err != nil {
 		return err
 	}

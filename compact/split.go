@@ -133,6 +133,11 @@ func renderEntry(m llm.Message) string {
 		}
 		fmt.Fprintf(&b, "[%s]\n%s\n", m.Role, clip(m.Content, limit))
 	}
+	// The summariser gets the placeholders, not the pictures.
+	for _, im := range m.Images {
+		b.WriteString(im.Placeholder())
+		b.WriteByte('\n')
+	}
 	b.WriteByte('\n')
 	return b.String()
 }

@@ -32,6 +32,11 @@ const (
 	// Per-item framing overheads, roughly what chat formats add.
 	perMessage  = 4
 	perToolCall = 3
+	// ImageTokens is what one image is counted as, whatever its bytes: a
+	// picture within the 1568-pixel limit costs a model at most about
+	// 1600 tokens (Anthropic: width×height/750), and its base64 length
+	// says nothing about that.
+	ImageTokens = 1600
 	perToolDef  = 8
 )
 
@@ -103,6 +108,7 @@ func (e *estimator) estimate(system string, msgs []llm.Message, tools []llm.Tool
 		t.fixed += perMessage
 		e.add(&t, m.Content)
 		e.add(&t, m.Reasoning)
+		t.fixed += ImageTokens * len(m.Images)
 		for j := range m.ToolCalls {
 			t.fixed += perToolCall
 			e.add(&t, m.ToolCalls[j].Name)

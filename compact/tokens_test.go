@@ -127,3 +127,16 @@ func warmUp(e *estimator, h []llm.Message) {
 		prev = n
 	}
 }
+
+// An image counts as ImageTokens, not by its size.
+func TestEstimateTokensImageIsFixed(t *testing.T) {
+	text := []llm.Message{{Role: llm.RoleUser, Content: "what is in this picture?"}}
+	base := EstimateTokens("", text, nil)
+	for _, size := range []int{10, 3 << 20} {
+		withImage := []llm.Message{{Role: llm.RoleUser, Content: "what is in this picture?",
+			Images: []llm.Image{{MediaType: "image/png", Data: make([]byte, size)}}}}
+		if got := EstimateTokens("", withImage, nil); got != base+ImageTokens {
+			t.Errorf("%d-byte image: %d tokens, want %d", size, got, base+ImageTokens)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/harness9/harness9/llm"
 )
 
 // Tool is one capability the model can call. Implementations must be safe
@@ -30,6 +32,9 @@ type Tool interface {
 type Result struct {
 	Output  string
 	IsError bool
+	// Images are pictures the result shows the model (read_file on an
+	// image). A model without vision gets a note in Output instead.
+	Images []llm.Image
 	// EndTurn asks the run loop to stop after this result has been recorded,
 	// without another model call (submit_plan uses it).
 	EndTurn bool

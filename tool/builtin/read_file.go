@@ -9,7 +9,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
+	"path/filepath"
 
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/picture"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -76,6 +80,9 @@ func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return tool.Errorf("read_file: cannot read %q: %v", in.Path, err), nil
 	}
+	if typ := picture.Sniff(head); typ != "" {
+		return readImage(r, in.Path, fi.Size())
+	}
 	if looksBinary(head) {
 		return tool.Errorf("read_file: %q is a binary file; only text files can be read", in.Path), nil
 	}
@@ -83,6 +90,23 @@ func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error
 		return tool.Text(fmt.Sprintf("(%s is empty)", in.Path)), nil
 	}
 	return t.format(r, in.Path, offset, limit)
+}
+
+// readImage returns an image file as an image for the model to look at,
+// downscaled to the providers' limits. The engine replaces it with a note
+// when the model cannot see images.
+func readImage(r io.Reader, name string, size int64) (tool.Result, error) {
+	if size > picture.MaxFileBytes {
+		return tool.Errorf("read_file: %q is an image of %d MB; images over %d MB are not read", name, size>>20, picture.MaxFileBytes>>20), nil
+	}
+	im, err := picture.Read(r, path.Base(filepath.ToSlash(name)))
+	if err != nil {
+		return tool.Errorf("read_file: %v", err), nil
+	}
+	res := tool.Text(fmt.Sprintf("Attached %s (%s, %d×%d pixels, %d KB as sent) for you to look at.",
+		name, im.MediaType, im.Width, im.Height, (len(im.Data)+1023)/1024))
+	res.Images = []llm.Image{im}
+	return res, nil
 }
 
 // format numbers the lines [offset, offset+limit) of r and adds a footer

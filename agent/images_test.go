@@ -1,0 +1,103 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/scripted"
+)
+
+func testPNG(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 8, 6))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// The prompt's images reach the model and the store; read_file on an image
+// sends the image back with its result; a fresh store handle (a resumed
+// session) loads them byte for byte.
+func TestRunWithImages(t *testing.T) {
+	pic := testPNG(t)
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("read_file", map[string]any{"path": "shot.png"})),
+			Match: scripted.HasImages(1)},
+		scripted.Turn{Text: "Two grey pictures.", Match: scripted.HasImages(2)},
+	)
+	if err := os.WriteFile(filepath.Join(h.dir, "shot.png"), pic, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(agent.WithVision(true))
+	im := llm.Image{MediaType: "image/png", Data: pic, Name: "p.png", Width: 8, Height: 6}
+	evs := drain(t, e.RunWith(context.Background(), "what is this?", agent.RunOptions{Images: []llm.Image{im}}))
+	if d := doneOf(evs); d.Status != agent.RunCompleted {
+		t.Fatalf("done = %+v", d)
+	}
+	reqs := h.p.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[0].Images; len(got) != 1 || !bytes.Equal(got[0].Data, pic) {
+		t.Fatalf("prompt images = %+v", got)
+	}
+	if got := last[2].Images; last[2].Role != llm.RoleTool || len(got) != 1 || !bytes.Equal(got[0].Data, pic) {
+		t.Fatalf("tool result = %+v", last[2])
+	}
+	stored := h.messages(e.SessionID())
+	if len(stored[0].Images) != 1 || !bytes.Equal(stored[0].Images[0].Data, pic) || stored[0].Images[0].Name != "p.png" ||
+		len(stored[2].Images) != 1 || !bytes.Equal(stored[2].Images[0].Data, pic) {
+		t.Fatalf("stored messages lost their images: %+v", stored[:3])
+	}
+}
+
+// A model without vision refuses a prompt's images before any model call
+// or stored message, and sees a note instead of a read_file image.
+func TestNoVision(t *testing.T) {
+	pic := testPNG(t)
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("read_file", map[string]any{"path": "shot.png"}))},
+		scripted.Turn{Text: "I cannot see it."},
+	)
+	if err := os.WriteFile(filepath.Join(h.dir, "shot.png"), pic, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(agent.WithVision(false))
+	evs := drain(t, e.RunWith(context.Background(), "look", agent.RunOptions{Images: []llm.Image{{MediaType: "image/png", Data: pic}}}))
+	d := doneOf(evs)
+	if d.Status != agent.RunError || !errors.Is(d.Err, agent.ErrNoVision) || !strings.Contains(d.Err.Error(), "vision = true") {
+		t.Fatalf("done = %+v", d)
+	}
+	if n := len(h.p.Requests()); n != 0 {
+		t.Fatalf("%d model calls for a refused prompt", n)
+	}
+	evs = drain(t, e.Run(context.Background(), "read shot.png"))
+	if d := doneOf(evs); d.Status != agent.RunCompleted {
+		t.Fatalf("done = %+v", d)
+	}
+	for _, r := range h.p.Requests() {
+		for _, m := range r.Messages {
+			if len(m.Images) > 0 {
+				t.Fatalf("an image reached a model without vision: %+v", m)
+			}
+		}
+	}
+	msgs := h.messages(e.SessionID())
+	var res llm.Message
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			res = m
+		}
+	}
+	if !strings.Contains(res.Content, "does not accept images") || len(res.Images) > 0 {
+		t.Fatalf("tool result = %+v", res)
+	}
+}
