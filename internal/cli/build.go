@@ -149,6 +149,15 @@ func contextWindow(c *config.Config, r config.Resolved) int {
 	return llm.ContextWindow(r.Model)
 }
 
+// vision is whether the configured model accepts images: the provider's
+// vision setting, else the built-in table.
+func vision(r config.Resolved) bool {
+	if r.Provider.Vision != nil {
+		return *r.Provider.Vision
+	}
+	return llm.SupportsVision(r.Model)
+}
+
 // wiring is everything one engine needs besides its session.
 type wiring struct {
 	cfg      *config.Config
@@ -353,6 +362,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	rt.modelMu.Unlock()
 	opts := []agent.Option{
 		agent.WithModel(resolved.Model),
+		agent.WithVision(vision(resolved)),
 		agent.WithModelLabel(label),
 		agent.WithSystemPrompt(rt.system),
 		// Rebuilt per run loop: a "# note" added to AGENTS.md reaches the next turn.

@@ -36,6 +36,7 @@ type runFlags struct {
 	json          bool
 	maxTurns      int
 	contextWindow int
+	images        []string
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -64,6 +65,7 @@ func newRunCmd(e *env, g *globals) *cobra.Command {
 	fl.BoolVar(&f.json, "json", false, "print JSONL events on stdout and nothing else")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "maximum model calls per run loop (default 50, config max_turns)")
 	fl.IntVar(&f.contextWindow, "context-window", 0, "override the model's context window, in tokens")
+	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
 	return cmd
 }
 
@@ -160,6 +162,9 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if prompt == "" && f.resume == "" && !f.cont {
 		return usageErr("run needs a PROMPT (or \"-\" to read it from stdin); see harness9 run --help")
 	}
+	if prompt == "" && len(f.images) > 0 {
+		return usageErr("--image needs a PROMPT to go with it, e.g. harness9 run --image shot.png \"what is wrong here?\"")
+	}
 	c, err := g.load(e, config.Flags{MaxTurns: f.maxTurns, ContextWindow: f.contextWindow})
 	if err != nil {
 		return err
@@ -190,6 +195,13 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if err := checkPromptSize(rt, prompt); err != nil {
 		return err
 	}
+	images, err := loadImages(rt.ws, f.images)
+	if err != nil {
+		return err
+	}
+	if err := checkVision(rt, images); err != nil {
+		return err
+	}
 
 	resumeID := f.resume
 	if f.cont {
@@ -209,6 +221,7 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	out := newOutput(e, f.json)
 	out.notices(c.Warnings...)
 	out.notices(rt.takeNotices()...)
+	runOpts.Images = images
 	h := &headless{e: e, eng: eng, out: out, approve: f.approve, maxTurns: c.MaxTurns, runOpts: runOpts}
 	status, err := h.drive(ctx, f, prompt)
 	if err != nil {

@@ -147,9 +147,38 @@ type sessionDetail struct {
 	PlanFile   string              `json:"plan_file,omitempty"`
 	Evidence   int                 `json:"evidence"`
 	Compaction *session.Compaction `json:"compaction,omitempty"`
-	Messages   []llm.Message       `json:"messages"`
+	Messages   []shownMessage      `json:"messages"`
 	// Checkpoints are the turns undo can go back before (sessions rewind).
 	Checkpoints []checkpoint.Turn `json:"checkpoints"`
+}
+
+// shownMessage is a stored message as sessions show prints it: images are
+// described, never dumped as base64.
+type shownMessage struct {
+	llm.Message
+	Images []shownImage `json:"images,omitempty"` // shadows Message.Images
+}
+
+type shownImage struct {
+	MediaType   string `json:"media_type"`
+	Name        string `json:"name,omitempty"`
+	Width       int    `json:"width,omitempty"`
+	Height      int    `json:"height,omitempty"`
+	Bytes       int    `json:"bytes"`
+	Placeholder string `json:"placeholder"`
+}
+
+func showMessages(msgs []llm.Message) []shownMessage {
+	out := make([]shownMessage, len(msgs))
+	for i, m := range msgs {
+		out[i].Message = m
+		out[i].Message.Images = nil
+		for _, im := range m.Images {
+			out[i].Images = append(out[i].Images, shownImage{MediaType: im.MediaType, Name: im.Name,
+				Width: im.Width, Height: im.Height, Bytes: len(im.Data), Placeholder: im.Placeholder()})
+		}
+	}
+	return out
 }
 
 func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON bool) error {
@@ -166,12 +195,9 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 		return withCode(ExitError, err)
 	}
 	d := sessionDetail{Session: sess, Status: st.Status, Todos: todoItems(st.Todos), Plan: st.Plan, TaskDir: st.TaskDir,
-		PlanFile: st.PlanFile, Evidence: st.Evidence, Compaction: st.Compaction, Messages: msgs}
+		PlanFile: st.PlanFile, Evidence: st.Evidence, Compaction: st.Compaction, Messages: showMessages(msgs)}
 	if d.Status == "" {
 		d.Status = planning.StatusIdle
-	}
-	if d.Messages == nil {
-		d.Messages = []llm.Message{}
 	}
 	d.Checkpoints = []checkpoint.Turn{}
 	if cs, ok := s.(session.CheckpointStore); ok {
@@ -220,9 +246,15 @@ func writeMessage(w interface{ Write([]byte) (int, error) }, m llm.Message) {
 			mark = "error"
 		}
 		fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, mark, firstLine(m.Content, 160))
+		for _, im := range m.Images {
+			fmt.Fprintf(w, "    %s\n", im.Placeholder())
+		}
 	default:
 		if m.Content != "" {
 			fmt.Fprintf(w, "%s: %s\n", m.Role, m.Content)
+		}
+		for _, im := range m.Images {
+			fmt.Fprintf(w, "%s: %s\n", m.Role, im.Placeholder())
 		}
 		for _, c := range m.ToolCalls {
 			fmt.Fprintf(w, "  → %s %s\n", c.Name, firstLine(string(c.Input), 160))

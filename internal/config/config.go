@@ -54,6 +54,9 @@ type Provider struct {
 	ContextWindow int `toml:"context_window"`
 	// Models are offered by the TUI's /model picker (as PROVIDER/MODEL).
 	Models []string `toml:"models"`
+	// Vision says whether this provider's models accept images; nil means
+	// the built-in table (llm.SupportsVision) decides per model.
+	Vision *bool `toml:"vision"`
 }
 
 // Price is what a model costs, in US dollars per million tokens, for the
@@ -288,6 +291,8 @@ func homeDir(getenv func(string) string) (string, error) {
 	}
 	return filepath.Join(uh, ".harness9"), nil
 }
+
+var scriptedVision = true
 
 func builtinProviders() map[string]Provider {
 	return map[string]Provider{
