@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -43,6 +44,21 @@ func loadImage(ws *tool.Workspace, path string) (llm.Image, error) {
 		return picture.Read(f, filepath.Base(real))
 	}
 	return picture.ReadFile(real)
+}
+
+// promptPath turns a path typed in a TUI prompt into one loadImage takes:
+// ~/ is the home directory, and a relative path is relative to the
+// workdir the session works in.
+func promptPath(workdir, path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if !filepath.IsAbs(path) {
+		return filepath.Join(workdir, path)
+	}
+	return path
 }
 
 // loadImages loads every --image file; the first failure is a usage error

@@ -17,6 +17,7 @@ import (
 	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/internal/tui"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/tool/builtin"
@@ -146,6 +147,9 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		Memory: &book,
 		NewEngine: func(resumeID string) (tui.Engine, error) {
 			return rt.newEngine(engineOptions{resumeID: resumeID})
+		},
+		LoadImage: func(path string) (llm.Image, error) {
+			return loadImage(rt.ws, promptPath(rt.cfg.Workdir, path))
 		},
 		Sessions: func() ([]tui.SessionInfo, error) {
 			list, err := rt.store.List(ctx, session.ListOptions{Workdir: rt.cfg.Workdir, Limit: 50})

@@ -240,7 +240,7 @@ func (h *harness) deliver(msg tea.Msg) {
 			h.run(c)
 		}
 	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded,
-		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg:
+		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg:
 		h.send(msg)
 	}
 }

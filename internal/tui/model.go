@@ -198,6 +198,8 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case memoryAddedMsg:
 		m.onMemoryAdded(msg)
 		return m, nil
+	case attachedMsg:
+		return m, m.handleAttached(msg)
 	case sessionsMsg:
 		m.handleSessions(msg)
 		return m, nil

@@ -134,6 +134,10 @@ type Options struct {
 	// a line that calls none.
 	Commands []CustomCommand
 	Expand   func(line string) (prompt string, o agent.RunOptions, note string, ok bool)
+	// LoadImage reads an image file the user names in a prompt (@shot.png,
+	// or a pasted path); nil turns image attachment off. It decides which
+	// files may be read (the CLI refuses the credential deny list).
+	LoadImage func(path string) (llm.Image, error)
 	// Setup, when non-nil, means no provider is configured.
 	Setup *SetupInfo
 	// DemoBanner, when set, is shown on a banner line (the scripted demo).

@@ -240,7 +240,7 @@ func (m *model) replay(hist []llm.Message) {
 	for _, msg := range hist {
 		switch msg.Role {
 		case llm.RoleUser:
-			m.tr.add(&block{kind: blockUser, text: msg.Content})
+			m.tr.add(&block{kind: blockUser, text: userText(msg)})
 		case llm.RoleAssistant:
 			if strings.TrimSpace(msg.Content) != "" {
 				m.tr.add(&block{kind: blockAssistant, text: msg.Content})

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -220,13 +221,30 @@ func (m *model) send(prompt string) tea.Cmd {
 		m.hint = "no session yet"
 		return nil
 	}
+	if cmd := m.attach(prompt); cmd != nil {
+		return cmd // sent by sendWith once its images are loaded
+	}
+	return m.sendWith(prompt, nil)
+}
+
+// sendWith starts a run with the user's prompt and its images.
+func (m *model) sendWith(prompt string, images []llm.Image) tea.Cmd {
 	line, eng := prompt, m.eng
 	run := func(ctx context.Context, prompt string) iter.Seq[agent.Event] { return eng.Run(ctx, prompt) }
+	rw, with := eng.(runnerWith)
+	if len(images) > 0 {
+		if !with {
+			m.hint = "this session cannot take images (nothing was sent)"
+			return nil
+		}
+		run = func(ctx context.Context, prompt string) iter.Seq[agent.Event] {
+			return rw.RunWith(ctx, prompt, agent.RunOptions{Images: images})
+		}
+	}
 	if m.opts.Expand != nil {
 		if expanded, o, note, ok := m.opts.Expand(prompt); ok {
 			// A custom command: the transcript shows the line typed, the
 			// model gets the expanded prompt with the command's options.
-			rw, with := eng.(runnerWith)
 			if !with && (o.Model != "" || len(o.AllowedTools) > 0) {
 				m.hint = "this session cannot run a command with a model or allowed-tools of its own (nothing was sent)"
 				return nil
@@ -236,6 +254,7 @@ func (m *model) send(prompt string) tea.Cmd {
 			}
 			prompt = expanded
 			if with {
+				o.Images = images
 				run = func(ctx context.Context, prompt string) iter.Seq[agent.Event] { return rw.RunWith(ctx, prompt, o) }
 			}
 		}
