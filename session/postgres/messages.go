@@ -24,7 +24,7 @@ const appendQuery = `WITH s AS (
 // session's Updated time, atomically. An unknown id wraps
 // session.ErrNotFound.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Message) error {
-	body, err := codec.EncodeMessage(m)
+	body, err := codec.EncodeMessageInline(m)
 	if err != nil {
 		return fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
@@ -59,7 +59,7 @@ func (s *Store) MessagesFrom(ctx context.Context, sessionID string, from int) ([
 	for rows.Next() {
 		// RawValues is the row's text as received, without a copy.
 		raw := rows.RawValues()
-		m, err := codec.DecodeMessage(raw[0])
+		m, _, err := codec.DecodeMessage(raw[0])
 		if err != nil {
 			return nil, fmt.Errorf("load messages of session %s: message %d: %w", sessionID, from+len(out)+1, err)
 		}

@@ -116,3 +116,38 @@ func BenchmarkListWithState(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadWithImages measures what inline images cost a resume: 200
+// messages of which imgs carry a 1 MB picture (random bytes: pictures do
+// not compress, and each is different).
+func BenchmarkLoadWithImages(b *testing.B) {
+	for _, imgs := range []int{0, 10} {
+		b.Run(fmt.Sprintf("images=%d", imgs), func(b *testing.B) {
+			s, id := benchStore(b)
+			ctx := context.Background()
+			pic := make([]byte, 1<<20)
+			for i := range pic {
+				pic[i] = byte(i*7919 + i>>8)
+			}
+			for i := range 200 {
+				m := benchMessage(i)
+				if i%20 == 1 && i/20 < imgs {
+					data := append([]byte{byte(i)}, pic...)
+					m.Images = []llm.Image{{MediaType: "image/png", Data: data, Name: "shot.png", Width: 1568, Height: 980}}
+				}
+				if err := s.AppendMessage(ctx, id, m); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for b.Loop() {
+				msgs, err := s.Messages(ctx, id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(msgs) != 200 {
+					b.Fatalf("loaded %d messages", len(msgs))
+				}
+			}
+		})
+	}
+}

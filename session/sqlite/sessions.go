@@ -194,7 +194,14 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		return mustAffect(res, id)
+		if err := mustAffect(res, id); err != nil {
+			return err
+		}
+		// The session's messages went with it (ON DELETE CASCADE); its
+		// pictures go too unless another session's message uses them.
+		_, err = tx.ExecContext(ctx, `DELETE FROM images WHERE NOT EXISTS
+			(SELECT 1 FROM message_images AS mi WHERE mi.sha256 = images.sha256)`)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("delete session: %w", err)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -298,7 +299,7 @@ func TestCodecEdgeCases(t *testing.T) {
 			t.Errorf("encode %q: %v", in, err)
 			continue
 		}
-		got, err := codec.DecodeMessage(body)
+		got, _, err := codec.DecodeMessage(body)
 		if err != nil {
 			t.Errorf("decode %q: %v", in, err)
 			continue
@@ -325,5 +326,48 @@ func TestGetIgnoresTheCaseOfAGeneratedID(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, "ZZZZZZ"); !errors.Is(err, session.ErrNotFound) {
 		t.Errorf("Get(ZZZZZZ) err = %v, want ErrNotFound", err)
+	}
+}
+
+// Images are stored once by content, out of the message JSON, and deleted
+// with the last session that uses them.
+func TestImagesStoredOnceAndDeleted(t *testing.T) {
+	s := openTest(t, filepath.Join(t.TempDir(), "h.db"))
+	defer s.Close()
+	ctx := context.Background()
+	pic := bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 1000)
+	var ids []string
+	for range 2 {
+		sess := session.Session{Workdir: "/w"}
+		if err := s.Create(ctx, &sess); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, sess.ID)
+		for range 2 {
+			if err := s.AppendMessage(ctx, sess.ID, llm.Message{Role: llm.RoleUser, Images: []llm.Image{{MediaType: "image/png", Data: pic}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	count := func(q string) int {
+		var n int
+		if err := s.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(`SELECT count(*) FROM images`); n != 1 {
+		t.Fatalf("%d image rows for one picture", n)
+	}
+	if n := count(`SELECT max(length(body)) FROM messages`); n > 300 {
+		t.Fatalf("a message body is %d bytes: the picture is inline", n)
+	}
+	_ = s.Delete(ctx, ids[0])
+	if n := count(`SELECT count(*) FROM images`); n != 1 {
+		t.Fatal("a picture still used by another session was deleted")
+	}
+	_ = s.Delete(ctx, ids[1])
+	if n := count(`SELECT count(*) FROM images`); n != 0 {
+		t.Fatal("a picture outlived every session that used it")
 	}
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"MessagesFrom", testMessagesFrom},
 		{"ListWithState", testListWithState},
 		{"Checkpoints", testCheckpoints},
+		{"ImagesRoundTrip", testImagesRoundTrip},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,6 +199,30 @@ func testMessagesRoundTrip(t *testing.T, s session.Store) {
 	if len(list) != 1 || list[0].MessageCount != len(want) {
 		t.Errorf("List = %+v, want one session with MessageCount %d", list, len(want))
 	}
+}
+
+// Images round-trip byte for byte, the same picture in two messages and
+// two sessions included, and survive the deletion of another session that
+// used them.
+func testImagesRoundTrip(t *testing.T, s session.Store) {
+	pic := []byte("\x89PNG\r\n\x1a\n\x00\x01binary\xff")
+	other := []byte("GIF89a")
+	a := create(t, s, session.Session{Workdir: "/w"})
+	b := create(t, s, session.Session{Workdir: "/w"})
+	want := []llm.Message{
+		{Role: llm.RoleUser, Content: "what is this?", Images: []llm.Image{
+			{MediaType: "image/png", Data: pic, Name: "a.png", Width: 3, Height: 2},
+			{MediaType: "image/gif", Data: other}}},
+		{Role: llm.RoleTool, ToolCallID: "c1", Name: "read_file", Content: "Attached a.png.",
+			Images: []llm.Image{{MediaType: "image/png", Data: pic, Name: "a.png", Width: 3, Height: 2}}},
+	}
+	appendMsg(t, s, a.ID, want...)
+	appendMsg(t, s, b.ID, want[1])
+	deepEqual(t, "Messages with images", messages(t, s, a.ID), want)
+	if err := s.Delete(context.Background(), a.ID); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	deepEqual(t, "Messages of the session sharing a picture", messages(t, s, b.ID), want[1:])
 }
 
 func testMessagesPerSession(t *testing.T, s session.Store) {
