@@ -256,6 +256,7 @@ func (m *model) cmdHelp(string) tea.Cmd {
 	b.WriteString("  ↑/↓ history · Ctrl+R search the history · Ctrl+O expand/collapse tool output · @path attach a file\n")
 	b.WriteString("  Shift+Tab cycle mode (applies to the next turn) · PgUp/PgDn/wheel scroll · End follow\n")
 	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C cancels, twice quits\n")
+	b.WriteString("Images: @shot.png (or a pasted image path) in a prompt attaches the picture\n")
 	b.WriteString("Dialogs: digits or ↑/↓ + Enter choose; typed text goes into the note/reason field, never picks an option;\n")
 	b.WriteString("  Esc closes the plan review and keeps the plan (/review reopens it)")
 	m.note(b.String())
