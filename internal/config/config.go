@@ -292,13 +292,15 @@ func homeDir(getenv func(string) string) (string, error) {
 	return filepath.Join(uh, ".harness9"), nil
 }
 
+// scriptedVision: the scripted provider accepts images (it records them).
 var scriptedVision = true
 
 func builtinProviders() map[string]Provider {
 	return map[string]Provider{
 		TypeOpenAI:    {Type: TypeOpenAI, APIKeyEnv: EnvOpenAIKey, Models: []string{"gpt-4.1", "gpt-4.1-mini", "o4-mini", "gpt-5"}},
 		TypeAnthropic: {Type: TypeAnthropic, APIKeyEnv: EnvAnthropicKey, Models: []string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"}},
-		TypeScripted:  {Type: TypeScripted},
+		// The scripted provider records whatever it is sent, images too.
+		TypeScripted: {Type: TypeScripted, Vision: &scriptedVision},
 	}
 }
 
