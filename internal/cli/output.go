@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/eventjson"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -46,7 +47,7 @@ func (o *output) event(ev agent.Event) {
 		}
 		if _, ok := ev.(agent.SessionStarted); ok {
 			for _, n := range o.pending {
-				_ = o.jsonl.writeObject(object{{"type", "notice"}, {"message", n}})
+				_ = o.jsonl.writeObject(eventjson.Object{}.Set("type", "notice", "message", n))
 			}
 			o.pending = nil
 		}
@@ -65,7 +66,7 @@ func (o *output) notices(msgs ...string) {
 // done closes the invocation's event stream.
 func (o *output) done(s agent.RunStatus) {
 	if o.jsonl != nil {
-		_ = o.jsonl.writeObject(object{{"type", "done"}, {"status", string(s)}})
+		_ = o.jsonl.writeObject(eventjson.Object{}.Set("type", "done", "status", string(s)))
 		return
 	}
 	o.endText()

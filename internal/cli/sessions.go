@@ -12,6 +12,7 @@ import (
 
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/eventjson"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -194,7 +195,7 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	if err != nil {
 		return withCode(ExitError, err)
 	}
-	d := sessionDetail{Session: sess, Status: st.Status, Todos: todoItems(st.Todos), Plan: st.Plan, TaskDir: st.TaskDir,
+	d := sessionDetail{Session: sess, Status: st.Status, Todos: eventjson.TodoItems(st.Todos), Plan: st.Plan, TaskDir: st.TaskDir,
 		PlanFile: st.PlanFile, Evidence: st.Evidence, Compaction: st.Compaction, Messages: showMessages(msgs)}
 	if d.Status == "" {
 		d.Status = planning.StatusIdle
