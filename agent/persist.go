@@ -38,6 +38,17 @@ func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
 	return nil
 }
 
+// StartSession creates the engine's session now, before its first run,
+// titled after title, and returns its id: a front end that lists sessions
+// (harness9 serve) can name one before a prompt is sent. An engine that
+// already has a session returns its id.
+func (e *Engine) StartSession(ctx context.Context, title string) (string, error) {
+	if err := e.ensureSession(ctx, title); err != nil {
+		return "", err
+	}
+	return e.SessionID(), nil
+}
+
 // syncSessionMode records the current mode in the session row, so a
 // resumed session starts in the mode it was left in.
 func (e *Engine) syncSessionMode(ctx context.Context) {

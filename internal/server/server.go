@@ -1,0 +1,210 @@
+// Package server is `harness9 serve`: an HTTP API over the engine (create a
+// session, send a prompt, review a plan, answer permission asks, cancel a
+// run), its events as Server-Sent Events in the JSONL vocabulary of
+// `harness9 run --json`, and a plan-review web page. Callers authenticate
+// with bearer tokens kept as SHA-256 hashes; each token reaches only the
+// sessions whose workdir lies under its roots.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/harness9/harness9/session"
+)
+
+// Defaults of the server's limits.
+const (
+	DefaultMaxBody   = 1 << 20 // bytes of a request body
+	DefaultRingSize  = 2048    // events kept per session for Last-Event-ID
+	DefaultMaxPrompt = 256 << 10
+)
+
+// Server serves the API and the web page. Close it with Shutdown.
+type Server struct {
+	runner  Runner
+	store   session.Store
+	roots   []string
+	tokens  []authToken
+	log     *slog.Logger
+	maxBody int64
+	ring    int
+
+	rawTokens []Token
+
+	mux *http.ServeMux
+	// routes are the patterns registered on mux, for the OpenAPI check.
+	routes []string
+
+	mu       sync.Mutex
+	sessions map[string]*live
+	closing  bool
+	base     context.Context
+	stopAll  context.CancelFunc
+	runs     sync.WaitGroup
+	quit     chan struct{} // closed at shutdown: event streams end
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithTokens sets the bearer tokens the server accepts.
+func WithTokens(ts ...Token) Option { return func(s *Server) { s.rawTokens = append(s.rawTokens, ts...) } }
+
+// WithLogger sets where the server logs (default: nowhere).
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// WithMaxBody caps request bodies, in bytes (default DefaultMaxBody).
+func WithMaxBody(n int64) Option { return func(s *Server) { s.maxBody = n } }
+
+// WithRingSize sets how many events per session are kept for clients
+// resuming with Last-Event-ID (default DefaultRingSize).
+func WithRingSize(n int) Option { return func(s *Server) { s.ring = n } }
+
+// New builds a server over runner; store lists and shows sessions. roots
+// are the directories sessions may work in: every token's roots must lie
+// inside them.
+func New(runner Runner, store session.Store, roots []string, opts ...Option) (*Server, error) {
+	s := &Server{runner: runner, store: store, maxBody: DefaultMaxBody, ring: DefaultRingSize,
+		sessions: map[string]*live{}, quit: make(chan struct{})}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if len(roots) == 0 {
+		return nil, errors.New("serve: no roots; list the directories sessions may use in config.toml ([serve] roots = [\"/path\"])")
+	}
+	for _, r := range roots {
+		real, err := resolveDir(r)
+		if err != nil {
+			return nil, fmt.Errorf("serve: root %s: %w; fix [serve] roots in config.toml", r, err)
+		}
+		s.roots = append(s.roots, real)
+	}
+	tokens, err := prepareTokens(s.rawTokens, s.roots)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	if len(tokens) == 0 {
+		return nil, errors.New("serve: no tokens; create one with `harness9 serve token add NAME --root DIR`")
+	}
+	s.tokens, s.rawTokens = tokens, nil
+	s.base, s.stopAll = context.WithCancel(context.Background())
+	s.mux = http.NewServeMux()
+	s.routesInit()
+	return s, nil
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Routes returns the registered patterns ("METHOD /path").
+func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
+
+func (s *Server) handle(pattern string, h http.HandlerFunc) {
+	s.routes = append(s.routes, pattern)
+	s.mux.HandleFunc(pattern, h)
+}
+
+// runContext returns the context of a new run, or ok false once the
+// server is shutting down. A run counts in s.runs until it ends.
+func (s *Server) runContext() (context.Context, context.CancelFunc, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, nil, false
+	}
+	s.runs.Add(1)
+	ctx, cancel := context.WithCancel(s.base)
+	return ctx, cancel, true
+}
+
+// Shutdown stops the server's work the way Ctrl+C stops a run: running
+// turns are cancelled (their state is saved, so every session can be
+// resumed), event streams end, and every session's lock is released. Call
+// it after (or while) http.Server.Shutdown stops accepting requests.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closing {
+		s.closing = true
+		close(s.quit)
+		s.stopAll()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.runs.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("serve: runs did not stop in time: %w", ctx.Err())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, l := range s.sessions {
+		l.mu.Lock()
+		if l.sess != nil {
+			errs = append(errs, l.sess.Close())
+			l.sess = nil
+		}
+		l.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// liveFor returns the server's record of session id, making one if needed.
+func (s *Server) liveFor(id string) *live {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.sessions[id]
+	if l == nil {
+		l = &live{srv: s, id: id, hub: newHub(s.ring)}
+		s.sessions[id] = l
+	}
+	return l
+}
+
+// open returns session id's live record with its Session open (this
+// process then holds the session's lock).
+func (s *Server) open(ctx context.Context, id string) (*live, error) {
+	l := s.liveFor(id)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sess != nil {
+		return l, nil
+	}
+	s.mu.Lock()
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		return nil, conflict("the server is shutting down; retry after it restarts")
+	}
+	sess, err := s.runner.Open(ctx, id)
+	if err != nil {
+		if errors.Is(err, session.ErrBusy) {
+			return nil, conflict("%v", err)
+		}
+		return nil, fmt.Errorf("open session %s: %w", id, err)
+	}
+	l.sess = sess
+	return l, nil
+}
+
+// adopt records a session the runner just created.
+func (s *Server) adopt(sess Session) *live {
+	l := s.liveFor(sess.ID())
+	l.mu.Lock()
+	l.sess = sess
+	l.mu.Unlock()
+	return l
+}
+
+// pathFor is a short account of a request for error messages.
+func pathFor(r *http.Request) string { return r.Method + " " + strings.TrimSpace(r.URL.Path) }
