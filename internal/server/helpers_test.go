@@ -285,7 +285,6 @@ func (s *stream) count(typ string) int {
 	return n
 }
 
-
 // last is the newest event of typ seen so far.
 func (s *stream) last(typ string) sse {
 	s.t.Helper()

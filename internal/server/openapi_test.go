@@ -12,7 +12,9 @@ import (
 
 type openAPIDoc struct {
 	Paths map[string]map[string]struct {
-		Parameters  []struct{ Ref string `json:"$ref"` } `json:"parameters"`
+		Parameters []struct {
+			Ref string `json:"$ref"`
+		} `json:"parameters"`
 		RequestBody *struct {
 			Content map[string]struct {
 				Example json.RawMessage `json:"example"`

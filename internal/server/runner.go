@@ -114,7 +114,9 @@ func (s *engineSession) Review(choice planning.ReviewChoice, feedback string) (f
 	return s.eng.Review(choice, feedback)
 }
 
-func (s *engineSession) Continue(ctx context.Context) iter.Seq[agent.Event] { return s.eng.Continue(ctx) }
+func (s *engineSession) Continue(ctx context.Context) iter.Seq[agent.Event] {
+	return s.eng.Continue(ctx)
+}
 
 func (s *engineSession) Snapshot() Snapshot {
 	return Snapshot{Mode: s.eng.Mode(), Status: s.eng.Status(), Plan: s.eng.Plan(), Todos: s.eng.Todos(), Next: s.eng.NextStep()}

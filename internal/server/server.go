@@ -54,7 +54,9 @@ type Server struct {
 type Option func(*Server)
 
 // WithTokens sets the bearer tokens the server accepts.
-func WithTokens(ts ...Token) Option { return func(s *Server) { s.rawTokens = append(s.rawTokens, ts...) } }
+func WithTokens(ts ...Token) Option {
+	return func(s *Server) { s.rawTokens = append(s.rawTokens, ts...) }
+}
 
 // WithLogger sets where the server logs (default: nowhere).
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
