@@ -128,7 +128,7 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
-		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g))
+		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	return root
 }

@@ -126,6 +126,8 @@ type Config struct {
 
 	// Web configures web_fetch and web_search ([web], web.go).
 	Web WebConfig
+	// Serve configures `harness9 serve` ([serve], [[serve.tokens]]).
+	Serve ServeConfig
 
 	// Permissions are the allow/ask/deny rules of every source, in the
 	// order they were read (permissions.go).
@@ -175,6 +177,7 @@ type file struct {
 	Permissions permissionsFile      `toml:"permissions"`
 	Hooks       hooksFile            `toml:"hooks"`
 	Web         webFile              `toml:"web"`
+	Serve       ServeConfig          `toml:"serve"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -421,6 +424,9 @@ func (c *Config) apply(f file) error {
 	c.hooksFile = f.Hooks
 	c.Hooks.Unconfined = f.Hooks.Unconfined
 	if err := c.applyWeb(f.Web, bad); err != nil {
+		return err
+	}
+	if err := c.applyServe(f.Serve, bad); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(f.Providers))

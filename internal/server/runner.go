@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"path/filepath"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/planning"
@@ -75,6 +76,12 @@ func (r *engineRunner) Create(ctx context.Context, workdir string, mode planning
 	eng, closer, err := r.factory(ctx, workdir, "")
 	if err != nil {
 		return nil, err
+	}
+	// The roots were checked for workdir: an engine set up elsewhere
+	// would run outside them.
+	if got, err := filepath.EvalSymlinks(eng.Workdir()); err != nil || got != workdir {
+		_ = closer.Close()
+		return nil, fmt.Errorf("the engine was built for %s, not for the requested workdir %s", eng.Workdir(), workdir)
 	}
 	eng.SetMode(mode)
 	if _, err := eng.StartSession(ctx, title); err != nil {

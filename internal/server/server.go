@@ -18,8 +18,10 @@ import (
 	"github.com/harness9/harness9/session"
 )
 
-// Defaults of the server's limits.
+// Defaults of the server's address and limits.
 const (
+	DefaultListen = "127.0.0.1:8787" // loopback: exposing it is a choice
+
 	DefaultMaxBody   = 1 << 20 // bytes of a request body
 	DefaultRingSize  = 2048    // events kept per session for Last-Event-ID
 	DefaultMaxPrompt = 256 << 10

@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/server"
+)
+
+// shutdownGrace bounds how long serve waits for cancelled runs to save
+// their state and release their sessions.
+const shutdownGrace = 30 * time.Second
+
+func newServeCmd(e *env, g *globals) *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API, its event streams and the plan-review web page",
+		Long: "Serve an HTTP API over the engine: create sessions in the directories of [serve] roots,\n" +
+			"send prompts, stream events (Server-Sent Events), review plans, answer permission asks.\n" +
+			"The web page at / shows sessions, plans and todos with buttons to approve.\n" +
+			"Callers need a bearer token: create one with `harness9 serve token add NAME --root DIR`.\n" +
+			"SIGINT/SIGTERM cancel running turns (state saved, sessions resumable) and exit 0.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"))
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on (config [serve] listen)")
+	token := requireSubcommand(&cobra.Command{Use: "token", Short: "Manage the bearer tokens serve accepts"})
+	token.AddCommand(newTokenAddCmd(e, g))
+	cmd.AddCommand(token)
+	return cmd
+}
+
+func newTokenAddCmd(e *env, g *globals) *cobra.Command {
+	var roots []string
+	cmd := &cobra.Command{
+		Use:   "add NAME --root DIR [--root DIR...]",
+		Short: "Create a token: prints it once, stores only its SHA-256 in config.toml",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(roots) == 0 {
+				return usageErr("give the token the directories it may use: --root DIR (repeatable)")
+			}
+			c, err := g.load(e, config.Flags{})
+			if err != nil {
+				return err
+			}
+			var abs []string
+			for _, r := range roots {
+				a, err := filepath.Abs(r)
+				if err != nil {
+					return usageErr("--root %s: %v", r, err)
+				}
+				abs = append(abs, a)
+				if !insideAny(a, c.Serve.Roots) {
+					fmt.Fprintf(e.stderr, "harness9: warning: %s is not inside [serve] roots of %s; add it there, or serve refuses to start\n", a, c.File)
+				}
+			}
+			tok, err := server.NewToken()
+			if err != nil {
+				return withCode(ExitError, err)
+			}
+			if err := c.AddServeToken(config.ServeToken{Name: args[0], SHA256: server.HashToken(tok), Roots: abs}); err != nil {
+				return usageErr("%v", err)
+			}
+			fmt.Fprintf(e.stderr, "Added token %q to %s. It is shown once; keep it somewhere safe:\n", args[0], c.File)
+			fmt.Fprintln(e.stdout, tok)
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&roots, "root", nil, "a directory the token's sessions may use (repeatable)")
+	return cmd
+}
+
+// insideAny reports whether dir is one of roots or lies beneath one.
+func insideAny(dir string, roots []string) bool {
+	for _, r := range roots {
+		rel, err := filepath.Rel(r, dir)
+		if err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet bool) error {
+	c, err := g.load(e, config.Flags{})
+	if err != nil {
+		return err
+	}
+	if !listenSet && c.Serve.Listen != "" {
+		listen = c.Serve.Listen
+	}
+	if len(c.Serve.Roots) == 0 {
+		return usageErr("serve needs the directories sessions may use: add [serve] roots = [\"/path\"] to %s", c.File)
+	}
+	// Check the model's configuration now, not at the first request.
+	if _, _, err := newProvider(c, e.getenv); err != nil {
+		return err
+	}
+	store, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	factory := func(ctx context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
+		// Each session gets its workdir's own configuration: the project's
+		// .harness9/config.toml rules, its tools, sandbox and lock.
+		sg := *g
+		sg.workdir = workdir // g.load gives the global -C flag precedence
+		wc, err := sg.load(e, config.Flags{})
+		if err != nil {
+			return nil, nil, err
+		}
+		p, r, err := newProvider(wc, e.getenv)
+		if err != nil {
+			return nil, nil, err
+		}
+		rt, err := newRuntime(ctx, wc, p, r, e.stderr)
+		if err != nil {
+			return nil, nil, err
+		}
+		eng, err := rt.newEngine(engineOptions{resumeID: id})
+		if err != nil {
+			rt.Close()
+			return nil, nil, err
+		}
+		return eng, closerFunc(rt.Close), nil
+	}
+	var tokens []server.Token
+	for _, t := range c.Serve.Tokens {
+		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
+	}
+	srv, err := server.New(server.NewEngineRunner(store, factory), store, c.Serve.Roots,
+		server.WithTokens(tokens...), server.WithLogger(logger))
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return usageErr("cannot listen on %s: %v; choose another address with --listen", listen, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "harness9 serve: listening on http://%s (API /api, web page /, OpenAPI /openapi.json)\n", ln.Addr())
+
+	select {
+	case err := <-served:
+		return withCode(ExitError, fmt.Errorf("serve: %w", err))
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stderr, "harness9 serve: shutting down; running turns are cancelled and saved")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	httpDone := make(chan error, 1)
+	// Stop accepting at once; event streams end when srv.Shutdown closes
+	// them, which lets hs.Shutdown finish.
+	go func() { httpDone <- hs.Shutdown(sctx) }()
+	errRuns := srv.Shutdown(sctx)
+	errHTTP := <-httpDone
+	if err := errors.Join(errRuns, errHTTP); err != nil {
+		return withCode(ExitError, fmt.Errorf("serve: shutdown: %w", err))
+	}
+	fmt.Fprintln(e.stderr, "harness9 serve: stopped; every session can be resumed")
+	return nil
+}
+
+// closerFunc adapts a func to io.Closer.
+type closerFunc func()
+
+func (f closerFunc) Close() error { f(); return nil }

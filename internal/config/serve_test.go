@@ -1,0 +1,44 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A token added to a config file with comments and a [serve] table keeps
+// the file as it was and loads back with the new token.
+func TestAddServeToken(t *testing.T) {
+	home := writeConfig(t, "# my settings\nmodel = \"openai/gpt-4.1\"\n\n[serve]\nroots = [\"/srv\"]\n\n[planning]\nstall_threshold = 4\n")
+	getenv := env(map[string]string{EnvHome: home})
+	c, err := Load(Flags{Workdir: t.TempDir()}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddServeToken(ServeToken{Name: "ci", SHA256: strings.Repeat("ab", 32), Roots: []string{"/srv/app"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddServeToken(ServeToken{Name: "ci", SHA256: strings.Repeat("cd", 32), Roots: []string{"/srv"}}); err == nil {
+		t.Error("a second token named ci was added")
+	}
+	data, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+	if !strings.HasPrefix(string(data), "# my settings\n") {
+		t.Errorf("the file lost its comment:\n%s", data)
+	}
+	c2, err := Load(Flags{Workdir: t.TempDir()}, getenv)
+	if err != nil {
+		t.Fatalf("reload: %v\n%s", err, data)
+	}
+	if c2.StallThreshold != 4 || len(c2.Serve.Roots) != 1 || len(c2.Serve.Tokens) != 1 ||
+		c2.Serve.Tokens[0].Name != "ci" || c2.Serve.Tokens[0].Roots[0] != "/srv/app" {
+		t.Errorf("reloaded %+v, stall %d\n%s", c2.Serve, c2.StallThreshold, data)
+	}
+}
+
+func TestServeConfigRejectsRelativeRoots(t *testing.T) {
+	home := writeConfig(t, "[serve]\nroots = [\"srv\"]\n")
+	if _, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home})); err == nil || !strings.Contains(err.Error(), "serve.roots") {
+		t.Fatalf("err = %v", err)
+	}
+}
