@@ -191,4 +191,3 @@ func TestServeNeedsConfig(t *testing.T) {
 		t.Fatalf("no tokens: %d %s", r.code, r.stderr)
 	}
 }
-
