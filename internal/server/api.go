@@ -294,7 +294,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p *princi
 	if title == "" {
 		title = req.Prompt
 	}
-	if _, _, ok := s.runContextProbe(); !ok {
+	if !s.accepting() {
 		return conflict("the server is shutting down; retry after it restarts")
 	}
 	sess, err := s.runner.Create(r.Context(), dir, mode, title)
@@ -303,7 +303,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p *princi
 	}
 	l := s.adopt(sess)
 	if req.Prompt != "" {
-		if err := l.begin(); err != nil {
+		if _, err := l.begin(); err != nil {
 			return err
 		}
 		prompt := strings.TrimSpace(req.Prompt)
@@ -323,11 +323,11 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p *princi
 	return nil
 }
 
-// runContextProbe reports whether runs may still start.
-func (s *Server) runContextProbe() (context.Context, context.CancelFunc, bool) {
+// accepting reports whether sessions may still be opened and runs started.
+func (s *Server) accepting() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return nil, nil, !s.closing
+	return !s.closing
 }
 
 // checkText validates a text field.
@@ -370,15 +370,16 @@ func (s *Server) sendPrompt(w http.ResponseWriter, r *http.Request, p *principal
 	if err != nil {
 		return err
 	}
-	if err := l.begin(); err != nil {
+	sess, err := l.begin()
+	if err != nil {
 		return err
 	}
-	m := l.sess.Snapshot().Mode
+	m := sess.Snapshot().Mode
 	if mode != nil {
 		m = *mode
 	}
 	prompt := strings.TrimSpace(req.Prompt)
-	if err := l.start(func(ctx context.Context) iter.Seq[agent.Event] { return l.sess.Run(ctx, m, prompt) }); err != nil {
+	if err := l.start(func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, m, prompt) }); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "running", "mode": m.String()})
@@ -461,13 +462,15 @@ func (s *Server) continueRun(w http.ResponseWriter, r *http.Request, p *principa
 	if err != nil {
 		return err
 	}
-	if l.sess.Snapshot().Next != planning.StepContinue {
-		return conflict("session %s has no approved plan to continue (status %s)", l.id, l.sess.Snapshot().Status)
-	}
-	if err := l.begin(); err != nil {
+	sess, err := l.begin()
+	if err != nil {
 		return err
 	}
-	if err := l.start(l.sess.Continue); err != nil {
+	if snap := sess.Snapshot(); snap.Next != planning.StepContinue {
+		l.end()
+		return conflict("session %s has no approved plan to continue (status %s)", l.id, snap.Status)
+	}
+	if err := l.start(sess.Continue); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "running"})

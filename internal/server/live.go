@@ -35,15 +35,19 @@ func (e *conflictError) Error() string { return e.msg }
 
 func conflict(format string, args ...any) error { return &conflictError{fmt.Sprintf(format, args...)} }
 
-// begin claims the session for one run; the caller must call start or end.
-func (l *live) begin() error {
+// begin claims the open session for one run and returns it; the caller
+// must call start or end.
+func (l *live) begin() (Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.sess == nil {
+		return nil, conflict("session %s is not open: the server is shutting down; retry after it restarts", l.id)
+	}
 	if l.running {
-		return conflict("session %s is running; wait for its done event or cancel it (POST /api/sessions/%s/cancel)", l.id, l.id)
+		return nil, conflict("session %s is running; wait for its done event or cancel it (POST /api/sessions/%s/cancel)", l.id, l.id)
 	}
 	l.running = true
-	return nil
+	return l.sess, nil
 }
 
 // end gives the claim back and tells subscribers the state.
@@ -142,14 +146,15 @@ func (l *live) answer(askID, answer, reason string) error {
 // review carries out a review choice, exactly once: of two reviewers
 // answering the same plan at once, one gets a conflict.
 func (l *live) review(choice planning.ReviewChoice, feedback string) error {
-	if err := l.begin(); err != nil {
+	sess, err := l.begin()
+	if err != nil {
 		return err
 	}
-	if st := l.sess.Snapshot().Status; st != planning.StatusAwaitingApproval {
+	if st := sess.Snapshot().Status; st != planning.StatusAwaitingApproval {
 		l.end()
 		return conflict("session %s has no plan awaiting approval (status %s); it may have been reviewed already", l.id, st)
 	}
-	start, err := l.sess.Review(choice, feedback)
+	start, err := sess.Review(choice, feedback)
 	if err != nil {
 		l.end()
 		return conflict("review: %v", err)

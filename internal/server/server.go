@@ -149,10 +149,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("serve: runs did not stop in time: %w", ctx.Err())
 	}
+	// Lock order is l.mu before s.mu (open holds l.mu while it checks
+	// s.closing): take the list first, then each session's lock.
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	var errs []error
+	lives := make([]*live, 0, len(s.sessions))
 	for _, l := range s.sessions {
+		lives = append(lives, l)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, l := range lives {
 		l.mu.Lock()
 		if l.sess != nil {
 			errs = append(errs, l.sess.Close())
@@ -184,10 +190,7 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	if l.sess != nil {
 		return l, nil
 	}
-	s.mu.Lock()
-	closing := s.closing
-	s.mu.Unlock()
-	if closing {
+	if !s.accepting() {
 		return nil, conflict("the server is shutting down; retry after it restarts")
 	}
 	sess, err := s.runner.Open(ctx, id)
