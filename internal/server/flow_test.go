@@ -144,3 +144,34 @@ func TestEventsResumeWithLastEventID(t *testing.T) {
 		}
 	}
 }
+
+// Shutting down while a turn runs cancels it the way Ctrl+C does: the
+// prompt is saved, the lock released, and a new server runs the session's
+// next prompt.
+func TestShutdownDuringRun(t *testing.T) {
+	// The slow turn answers only the first prompt (a "when" turn), so the
+	// run after the restart does not replay it.
+	e := newEnv(t, `{"turns": [
+  {"when": {"last_user_contains": "first prompt"}, "text": "a very slow answer", "delay_ms": 60000},
+  {"text": "second answer"}
+]}`)
+	id := e.create(e.tokA, map[string]any{"workdir": e.rootA, "prompt": "first prompt"})
+	s := e.subscribe(id, e.tokA, "")
+	s.until("session", nil)
+	e.stop()
+	msgs, err := e.store.Messages(t.Context(), id)
+	if err != nil || len(msgs) == 0 || msgs[0].Content != "first prompt" {
+		t.Fatalf("after shutdown the session holds %v, %v", msgs, err)
+	}
+	l, err := session.AcquireLock(session.LockDir(e.home), id)
+	if err != nil {
+		t.Fatalf("lock still held after shutdown: %v", err)
+	}
+	_ = l.Release()
+	e.start()
+	s = e.subscribe(id, e.tokA, "")
+	if r := e.do("POST", "/api/sessions/"+id+"/prompt", e.tokA, map[string]any{"prompt": "go on"}); r.code != 202 {
+		t.Fatalf("prompt after restart: %d %s", r.code, r.raw)
+	}
+	s.until("done", map[string]any{"status": "completed"})
+}
