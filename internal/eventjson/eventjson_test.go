@@ -1,0 +1,35 @@
+package eventjson
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
+)
+
+func TestEventObjects(t *testing.T) {
+	cases := []struct {
+		ev   agent.Event
+		want string
+	}{
+		{agent.Text{Text: "<b>&</b>"}, `{"type":"text","text":"<b>&</b>"}`},
+		{agent.Todos{}, `{"type":"todos","items":[]}`},
+		{agent.ToolCall{ID: "1", Name: "x", Input: json.RawMessage(`{"a":`)}, `{"type":"tool_call","id":"1","name":"x","input":"{\"a\":"}`},
+		{agent.PlanSubmitted{Plan: planning.Plan{Title: "t"}}, `{"type":"plan","title":"t","content":"","steps":[]}`},
+		{agent.Done{Status: agent.RunCompleted}, `{"type":"done","status":"completed"}`},
+		{&agent.ApprovalRequest{Call: llm.ToolCall{ID: "c", Name: "bash"}}, `{"type":"approval_request","id":"c","name":"bash","input":{}}`},
+	}
+	for _, c := range cases {
+		b, err := Event(c.ev).MarshalJSON()
+		if err != nil || string(b) != c.want {
+			t.Errorf("%T: %s, %v; want %s", c.ev, b, err, c.want)
+		}
+	}
+	for _, ev := range []agent.Event{agent.TextDelta{Text: "x"}, agent.ReasoningDelta{}, agent.ToolOutput{}} {
+		if Event(ev) != nil {
+			t.Errorf("%T has a JSON form; deltas are not sent", ev)
+		}
+	}
+}
