@@ -111,7 +111,7 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	if _, _, err := newProvider(c, e.getenv); err != nil {
 		return err
 	}
-	store, err := openStore(c)
+	store, err := openStore(ctx, c)
 	if err != nil {
 		return err
 	}
