@@ -1,0 +1,167 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/harness9/harness9/agent"
+)
+
+// WorkflowID is the id of a session's workflow: one workflow at a time per
+// session, and any client that knows the session can reach it.
+func WorkflowID(sessionID string) string { return "harness9-session-" + sessionID }
+
+// ErrRunning is matched (errors.Is) when a session already has a workflow
+// in progress.
+var ErrRunning = errors.New("the session already has a workflow in progress")
+
+// ErrNoWorkflow is matched (errors.Is) when a session has no workflow in
+// progress to signal.
+var ErrNoWorkflow = errors.New("the session has no workflow in progress")
+
+// Start starts the session's workflow; its workflow tasks and activities
+// run on in.TaskQueue.
+func Start(ctx context.Context, c client.Client, in Input) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       WorkflowID(in.SessionID),
+		TaskQueue:                in.TaskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		Memo:                     map[string]any{"session_id": in.SessionID, "task_queue": in.TaskQueue},
+	}, WorkflowName, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return fmt.Errorf("%w (session %s; answer its review with `harness9 sessions approve|refine|cancel %s`)", ErrRunning, in.SessionID, in.SessionID)
+	}
+	if err != nil {
+		return fmt.Errorf("durable: cannot start the workflow of session %s: %w", in.SessionID, err)
+	}
+	return nil
+}
+
+// SendReview signals the session's workflow with the user's review.
+func SendReview(ctx context.Context, c client.Client, sessionID string, r Review) error {
+	err := c.SignalWorkflow(ctx, WorkflowID(sessionID), "", SignalReview, r)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("%w (session %s)", ErrNoWorkflow, sessionID)
+	}
+	return err
+}
+
+// Cancel asks the session's workflow to stop; a running step is cancelled
+// (a bash command's process group is killed), and the workflow ends with
+// agent.RunCancelled.
+func Cancel(ctx context.Context, c client.Client, sessionID string) error {
+	err := c.CancelWorkflow(ctx, WorkflowID(sessionID), "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("%w (session %s)", ErrNoWorkflow, sessionID)
+	}
+	return err
+}
+
+// Running reports whether the session has a workflow in progress.
+func Running(ctx context.Context, c client.Client, sessionID string) (bool, error) {
+	d, err := c.DescribeWorkflowExecution(ctx, WorkflowID(sessionID), "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+// Query returns the workflow's status with its events from index from on.
+func Query(ctx context.Context, c client.Client, sessionID string, from int) (Status, error) {
+	v, err := c.QueryWorkflow(ctx, WorkflowID(sessionID), "", QueryStatus, from)
+	if err != nil {
+		return Status{}, err
+	}
+	var st Status
+	err = v.Get(&st)
+	return st, err
+}
+
+// Follower plays a workflow's events as they are recorded.
+type Follower struct {
+	c     client.Client
+	poll  time.Duration
+	next  int
+	onErr func(error)
+}
+
+// FollowOption configures a Follower.
+type FollowOption func(*Follower)
+
+// WithPoll sets how often the workflow is asked for new events (default
+// 300ms).
+func WithPoll(d time.Duration) FollowOption { return func(f *Follower) { f.poll = d } }
+
+// FromEvent starts at event index n (events before it are not played).
+func FromEvent(n int) FollowOption { return func(f *Follower) { f.next = n } }
+
+// NewFollower returns a follower reading through c.
+func NewFollower(c client.Client, opts ...FollowOption) *Follower {
+	f := &Follower{c: c, poll: 300 * time.Millisecond}
+	for _, o := range opts {
+		o(f)
+	}
+	return f
+}
+
+// Next is the index of the first event not played yet.
+func (f *Follower) Next() int { return f.next }
+
+// Follow calls play for each new event of the session's workflow until it
+// ends, or, with untilWaiting, until it waits for a review. It returns the
+// last status seen (Finished and Result set when it ended). A query that
+// fails (no worker is up at the moment) is retried until ctx ends.
+func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bool, play func(agent.Event)) (Status, error) {
+	emit := func(evs []Envelope) {
+		for _, env := range evs {
+			if ev, err := env.Decode(); err == nil {
+				play(ev)
+			} else {
+				play(agent.Error{Message: err.Error()})
+			}
+		}
+	}
+	for {
+		running, err := Running(ctx, f.c, sessionID)
+		if err == nil && !running {
+			var res Result
+			if err := f.c.GetWorkflow(ctx, WorkflowID(sessionID), "").Get(ctx, &res); err != nil {
+				return Status{}, fmt.Errorf("durable: the workflow of session %s ended without a result: %w", sessionID, err)
+			}
+			if f.next < len(res.Events) {
+				emit(res.Events[f.next:])
+				f.next = len(res.Events)
+			}
+			return Status{Finished: true, Result: res.Status, Next: f.next}, nil
+		}
+		if err == nil {
+			st, qerr := Query(ctx, f.c, sessionID, f.next)
+			if qerr == nil {
+				emit(st.Events)
+				f.next = st.Next
+				if untilWaiting && st.Waiting {
+					return st, nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return Status{}, ctx.Err()
+		case <-time.After(f.poll):
+		}
+	}
+}

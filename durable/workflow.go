@@ -1,0 +1,315 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/planning"
+)
+
+// Names under which the workflow, its signal and its query are registered.
+const (
+	WorkflowName = "harness9.session"
+	SignalReview = "review"
+	QueryStatus  = "status"
+)
+
+// Defaults of a workflow's limits.
+const (
+	DefaultMaxTurns         = 50
+	DefaultHeartbeatTimeout = 15 * time.Second
+)
+
+// Input starts a session's workflow.
+type Input struct {
+	SessionID string
+	// Prompt starts the first run; "" starts with the session's pending
+	// work (a plan awaiting review, or an approved plan to continue).
+	Prompt string
+	// Mode is the first run's mode (planning.ModePlan to plan).
+	Mode planning.Mode
+	// AutoApprove approves a submitted plan at once, for execution in
+	// ModeDefault; otherwise the workflow waits for a Review signal, as
+	// long as it takes.
+	AutoApprove bool
+	// Continue resumes the execution of an approved plan (no Prompt).
+	Continue bool
+	// Review waits for a review of the stored plan first (no Prompt).
+	Review bool
+	// ExecMode is the mode a continued execution runs in.
+	ExecMode planning.Mode
+	// TaskQueue is where the activities run: the queue of the worker host
+	// that holds the session's workspace.
+	TaskQueue string
+	// HistoryLen is the session's message count when the workflow starts.
+	HistoryLen int
+	// MaxTurns caps model calls per run; StallThreshold and MaxRounds are
+	// planning.Executor's (0: its defaults).
+	MaxTurns, StallThreshold, MaxRounds int
+	// HeartbeatTimeout is how soon a step on a dead worker is retried
+	// elsewhere on the queue (default DefaultHeartbeatTimeout).
+	HeartbeatTimeout time.Duration
+}
+
+// Review is the signal that answers a plan awaiting approval: Choice is a
+// planning.ReviewChoice; Feedback is the prompt of a refining run.
+type Review struct {
+	Choice   planning.ReviewChoice
+	Feedback string
+}
+
+// Status is what the status query returns.
+type Status struct {
+	// Phase is the session's planning.Status as the workflow knows it.
+	Phase planning.Status
+	// Waiting says the workflow waits for a Review signal.
+	Waiting bool
+	// Finished says the workflow has ended with Result.
+	Finished bool
+	Result   agent.RunStatus
+	// Events are the events from the index the query asked for on.
+	Events []Envelope
+	// Next is the index to ask for next time.
+	Next  int
+	Todos []planning.TodoItem
+}
+
+// Result is how the workflow ended, with every event it recorded.
+type Result struct {
+	Status agent.RunStatus
+	Error  string
+	Events []Envelope
+}
+
+// flow is the workflow's state: only what it derives from activity results
+// (events, the todo list, the history length) and the signals it got.
+type flow struct {
+	ctx      workflow.Context
+	in       Input
+	act      *Activities // nil: only its method values name the activities
+	events   []Envelope
+	todos    []planning.TodoItem
+	histLen  int
+	phase    planning.Status
+	waiting  bool
+	finished bool
+	result   agent.RunStatus
+	reviews  workflow.ReceiveChannel
+}
+
+// SessionWorkflow runs a session's plan → approve → execute as a durable
+// workflow: each model call and each tool batch is an activity, approval
+// and refinement are Review signals, and the auto-execution rounds with
+// their stagnation rule run here, in workflow code, through
+// planning.Executor fed only by the todo lists activities return.
+func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
+	if in.MaxTurns <= 0 {
+		in.MaxTurns = DefaultMaxTurns
+	}
+	if in.HeartbeatTimeout <= 0 {
+		in.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
+	f := &flow{ctx: ctx, in: in, histLen: in.HistoryLen, phase: planning.StatusRunning,
+		reviews: workflow.GetSignalChannel(ctx, SignalReview)}
+	err := workflow.SetQueryHandler(ctx, QueryStatus, func(from int) (Status, error) {
+		from = min(max(from, 0), len(f.events))
+		return Status{Phase: f.phase, Waiting: f.waiting, Finished: f.finished, Result: f.result,
+			Events: f.events[from:], Next: len(f.events), Todos: f.todos}, nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	status, err := f.main()
+	if temporal.IsCanceledError(err) || errors.Is(ctx.Err(), workflow.ErrCanceled) {
+		status, err = agent.RunCancelled, nil
+	}
+	f.finished, f.result = true, status
+	res := Result{Status: status, Events: f.events}
+	if err != nil {
+		res.Status = agent.RunError
+		res.Error = err.Error()
+		f.result = agent.RunError
+		f.emit(agent.Error{Message: err.Error()})
+		res.Events = f.events
+	}
+	return res, nil
+}
+
+func (f *flow) main() (agent.RunStatus, error) {
+	var status agent.RunStatus
+	var err error
+	switch {
+	case f.in.Continue:
+		f.phase = planning.StatusExecuting
+		status, err = f.execute(f.in.ExecMode, true)
+	case f.in.Review:
+		status = agent.RunAwaitingApproval
+	default:
+		status, err = f.run(f.in.Mode, f.in.Prompt)
+	}
+	for err == nil && status == agent.RunAwaitingApproval {
+		f.phase = planning.StatusAwaitingApproval
+		r := Review{Choice: planning.ReviewApprove}
+		if !f.in.AutoApprove {
+			f.waiting = true
+			cancelled := false
+			sel := workflow.NewSelector(f.ctx)
+			sel.AddReceive(f.reviews, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
+			sel.AddReceive(f.ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled = true })
+			sel.Select(f.ctx)
+			f.waiting = false
+			if cancelled {
+				// The plan stays awaiting approval in the store; a new
+				// workflow can pick it up (run --resume ID).
+				return agent.RunCancelled, nil
+			}
+		}
+		status, err = f.review(r)
+	}
+	return status, err
+}
+
+// review carries out one review choice.
+func (f *flow) review(r Review) (agent.RunStatus, error) {
+	if mode, ok := r.Choice.ApprovalMode(); ok {
+		if _, err := f.step(f.act.Approve, StepInput{Mode: mode}); err != nil {
+			return agent.RunError, err
+		}
+		f.phase = planning.StatusExecuting
+		return f.execute(mode, false)
+	}
+	switch r.Choice {
+	case planning.ReviewRefine:
+		if r.Feedback == "" {
+			return agent.RunAwaitingApproval, nil // keep waiting
+		}
+		f.phase = planning.StatusRunning
+		return f.run(planning.ModePlan, r.Feedback)
+	case planning.ReviewCancel:
+		if _, err := f.step(f.act.CancelPlan, StepInput{}); err != nil {
+			return agent.RunError, err
+		}
+		f.phase = planning.StatusIdle
+		return agent.RunCompleted, nil
+	}
+	return agent.RunAwaitingApproval, nil // an unknown choice changes nothing
+}
+
+// run is one run loop: the prompt, then model calls and tool batches until
+// the model stops calling tools, a tool ends the turn or MaxTurns is hit.
+func (f *flow) run(mode planning.Mode, prompt string) (agent.RunStatus, error) {
+	if _, err := f.step(f.act.Prompt, StepInput{Mode: mode, Prompt: prompt}); err != nil {
+		return agent.RunError, err
+	}
+	for range f.in.MaxTurns {
+		out, err := f.step(f.act.ModelCall, StepInput{Mode: mode})
+		if err != nil {
+			return agent.RunError, err
+		}
+		if out.Status != "" {
+			return out.Status, nil
+		}
+		if out, err = f.step(f.act.ToolBatch, StepInput{Mode: mode}); err != nil {
+			return agent.RunError, err
+		}
+		if out.Status != "" {
+			return out.Status, nil
+		}
+	}
+	return agent.RunMaxTurns, nil
+}
+
+// execute drives planning.Executor — the same rounds and stagnation rule
+// as a local run — with rounds made of activities. The executor reads the
+// todo list the last activity returned; nothing else.
+func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error) {
+	round := func(_ context.Context, prompt string) error {
+		status, err := f.run(mode, prompt)
+		if err == nil && status == agent.RunError {
+			err = errors.New("the round failed")
+		}
+		return err
+	}
+	opts := []planning.ExecutorOption{planning.WithObserver(observer{f})}
+	if f.in.StallThreshold > 0 {
+		opts = append(opts, planning.WithStallThreshold(f.in.StallThreshold))
+	}
+	if f.in.MaxRounds > 0 {
+		opts = append(opts, planning.WithMaxRounds(f.in.MaxRounds))
+	}
+	if resumed {
+		opts = append(opts, planning.AsContinuation())
+	}
+	todos := func() []planning.TodoItem { return f.todos }
+	// The executor's context is not the workflow's: cancellation reaches
+	// the rounds through their activities, which return it as an error.
+	outcome, err := planning.NewExecutor(round, todos, opts...).Run(context.Background())
+	if err != nil {
+		return agent.RunError, err
+	}
+	if _, err := f.step(f.act.Complete, StepInput{Outcome: outcome}); err != nil {
+		return agent.RunError, err
+	}
+	if outcome == planning.ExecStalled {
+		f.phase = planning.StatusStalled
+		return agent.RunStalled, nil
+	}
+	f.phase = planning.StatusIdle
+	return agent.RunCompleted, nil
+}
+
+// observer records the executor's progress as events.
+type observer struct{ f *flow }
+
+func (o observer) Round(round, done, total int) {
+	o.f.emit(agent.ExecRound{Round: round, Done: done, Total: total})
+}
+
+func (o observer) Stalled(rounds int) { o.f.emit(agent.Stalled{Rounds: rounds}) }
+
+func (f *flow) emit(ev agent.Event) {
+	if env, ok := Encode(ev); ok {
+		f.events = append(f.events, env)
+	}
+}
+
+// step runs one activity on the session's task queue and takes in what it
+// returned: its events, the todo list, the history length.
+func (f *flow) step(activity any, in StepInput) (StepOutput, error) {
+	in.SessionID = f.in.SessionID
+	in.After = f.histLen
+	ctx := workflow.WithActivityOptions(f.ctx, f.activityOptions())
+	var out StepOutput
+	if err := workflow.ExecuteActivity(ctx, activity, in).Get(ctx, &out); err != nil {
+		return out, fmt.Errorf("durable: %w", err)
+	}
+	f.events = append(f.events, out.Events...)
+	f.todos = out.Todos
+	f.histLen = out.HistoryLen
+	return out, nil
+}
+
+// activityOptions: a step may run long (a model call, a test suite) but
+// heartbeats, so a dead worker is noticed within HeartbeatTimeout; provider
+// failures are retried with backoff, usage errors are not.
+func (f *flow) activityOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue:           f.in.TaskQueue,
+		StartToCloseTimeout: 2 * time.Hour,
+		HeartbeatTimeout:    f.in.HeartbeatTimeout,
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        time.Minute,
+			MaximumAttempts:        10,
+			NonRetryableErrorTypes: []string{ErrTypeUsage},
+		},
+	}
+}

@@ -1,0 +1,220 @@
+package durable_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/durable"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/memstore"
+	"github.com/harness9/harness9/tool"
+	"github.com/harness9/harness9/tool/builtin"
+)
+
+// engines opens real engines on a shared in-memory store, as a worker
+// does with its SQLite store.
+type engines struct {
+	t     *testing.T
+	dir   string
+	store session.Store
+	model llm.Provider
+}
+
+func (e *engines) Engine(_ context.Context, id string) (*agent.Engine, error) {
+	ws, err := tool.NewWorkspace(e.dir)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(e.model, agent.WithWorkspace(ws), agent.WithStore(e.store), agent.WithTools(builtin.All(ws)...),
+		agent.WithSession(id))
+}
+
+func newSession(t *testing.T, model llm.Provider) (*engines, string) {
+	t.Helper()
+	dir := t.TempDir()
+	st := memstore.New()
+	s := &session.Session{Workdir: dir, Title: "t"}
+	if err := st.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	return &engines{t: t, dir: dir, store: st, model: model}, s.ID
+}
+
+func todos(statuses ...string) map[string]any {
+	var items []map[string]string
+	for i, s := range statuses {
+		items = append(items, map[string]string{"id": string(rune('1' + i)), "content": "step " + string(rune('a'+i)), "status": s})
+	}
+	return map[string]any{"todos": items}
+}
+
+func write(path, content string) llm.ToolCall {
+	return scripted.Call("write_file", map[string]string{"path": path, "content": content})
+}
+
+var submit = scripted.Call("submit_plan", map[string]any{"title": "Two files", "content": "Write a, then b.", "steps": []string{"step a", "step b"}})
+
+func newEnv(t *testing.T, e *engines) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	durable.Register(env, durable.NewActivities(e))
+	return env
+}
+
+func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) durable.Result {
+	t.Helper()
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var r durable.Result
+	if err := env.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func types(r durable.Result) string {
+	var out []string
+	for _, e := range r.Events {
+		out = append(out, e.Type)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestPlanWaitsForReviewSignalThenExecutes(t *testing.T) {
+	model := scripted.NewHistory(
+		scripted.Turn{Calls: scripted.Calls(submit)},
+		scripted.Turn{Calls: scripted.Calls(write("a.txt", "A"), scripted.Call("todo_write", todos("completed", "in_progress")))},
+		scripted.Turn{Calls: scripted.Calls(write("b.txt", "B"), scripted.Call("todo_write", todos("completed", "completed")))},
+		scripted.Turn{Text: "Both written."},
+	)
+	e, id := newSession(t, model)
+	env := newEnv(t, e)
+	var waited durable.Status
+	// A plan can wait for days: the review arrives three days later.
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(durable.QueryStatus, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = v.Get(&waited)
+		env.SignalWorkflow(durable.SignalReview, durable.Review{Choice: planning.ReviewApprove})
+	}, 72*time.Hour)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "write two files", Mode: planning.ModePlan})
+	r := result(t, env)
+
+	if !waited.Waiting || waited.Phase != planning.StatusAwaitingApproval {
+		t.Fatalf("before the signal: waiting=%v phase=%s, want a workflow waiting for review", waited.Waiting, waited.Phase)
+	}
+	if r.Status != agent.RunCompleted {
+		t.Fatalf("status %s (%s), want completed; events: %s", r.Status, r.Error, types(r))
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); err != nil {
+			t.Errorf("%s was not written: %v", f, err)
+		}
+	}
+	st, err := e.store.LoadState(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, active, total := planning.Progress(st.Todos); done != 2 || active != 0 || total != 2 || st.Status != planning.StatusIdle {
+		t.Fatalf("stored todos %d/%d (active %d), status %s; want 2/2 and idle", done, total, active, st.Status)
+	}
+	if got := types(r); !strings.Contains(got, "plan") || !strings.Contains(got, "approved") || !strings.Contains(got, "exec_round") {
+		t.Fatalf("events %q lack plan/approved/exec_round", got)
+	}
+}
+
+func TestStagnationStopsExecutionInWorkflowCode(t *testing.T) {
+	// The model keeps working without ever completing an item.
+	turns := []scripted.Turn{{Calls: scripted.Calls(submit)}}
+	for range 10 {
+		turns = append(turns, scripted.Turn{Calls: scripted.Calls(scripted.Call("list_files", map[string]any{}))}, scripted.Turn{Text: "still looking"})
+	}
+	e, id := newSession(t, scripted.NewHistory(turns...))
+	env := newEnv(t, e)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "p", Mode: planning.ModePlan,
+		AutoApprove: true, StallThreshold: 2})
+	r := result(t, env)
+	if r.Status != agent.RunStalled {
+		t.Fatalf("status %s (%s), want stalled; events %s", r.Status, r.Error, types(r))
+	}
+	if n := strings.Count(types(r), "exec_round"); n != 2 {
+		t.Fatalf("%d rounds, want 2 (the stall threshold)", n)
+	}
+	st, _ := e.store.LoadState(context.Background(), id)
+	if st.Status != planning.StatusStalled {
+		t.Fatalf("stored status %s, want stalled", st.Status)
+	}
+}
+
+func TestRefineThenCancel(t *testing.T) {
+	model := scripted.NewHistory(
+		scripted.Turn{Calls: scripted.Calls(submit)},
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("submit_plan", map[string]any{"title": "Revised", "content": "c", "steps": []string{"only"}})),
+			Match: scripted.LastUserContains("smaller")},
+	)
+	e, id := newSession(t, model)
+	env := newEnv(t, e)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(durable.SignalReview, durable.Review{Choice: planning.ReviewRefine, Feedback: "make it smaller"})
+	}, time.Hour)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(durable.SignalReview, durable.Review{Choice: planning.ReviewCancel})
+	}, 2*time.Hour)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "p", Mode: planning.ModePlan})
+	r := result(t, env)
+	if r.Status != agent.RunCompleted || strings.Count(types(r), "plan") != 2 {
+		t.Fatalf("status %s, events %s; want two plans then completed", r.Status, types(r))
+	}
+	st, _ := e.store.LoadState(context.Background(), id)
+	if st.Status != planning.StatusIdle || st.Plan != nil || len(st.Todos) != 0 {
+		t.Fatalf("after cancel: status %s plan %v todos %v; want idle, no plan, no todos", st.Status, st.Plan, st.Todos)
+	}
+}
+
+func TestCancelWhileWaitingEndsCancelledAndKeepsThePlan(t *testing.T) {
+	e, id := newSession(t, scripted.NewHistory(scripted.Turn{Calls: scripted.Calls(submit)}))
+	env := newEnv(t, e)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "p", Mode: planning.ModePlan})
+	r := result(t, env)
+	if r.Status != agent.RunCancelled {
+		t.Fatalf("status %s, want cancelled", r.Status)
+	}
+	st, _ := e.store.LoadState(context.Background(), id)
+	if st.Status != planning.StatusAwaitingApproval {
+		t.Fatalf("stored status %s, want the plan still awaiting approval", st.Status)
+	}
+}
+
+func TestUsageErrorIsNotRetried(t *testing.T) {
+	e, _ := newSession(t, scripted.NewHistory(scripted.Turn{Text: "hi"}))
+	env := newEnv(t, e)
+	starts := 0
+	env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) { starts++ })
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: "no-such-session", Prompt: "p"})
+	r := result(t, env)
+	if starts != 1 {
+		t.Fatalf("the activity started %d times, want once: a missing session is not retried", starts)
+	}
+	if r.Status != agent.RunError || !strings.Contains(r.Error, "not found") {
+		t.Fatalf("status %s error %q; want an error naming the missing session", r.Status, r.Error)
+	}
+}
