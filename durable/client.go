@@ -69,7 +69,7 @@ func Cancel(ctx context.Context, c client.Client, sessionID string) error {
 
 // Running reports whether the session has a workflow in progress.
 func Running(ctx context.Context, c client.Client, sessionID string) (bool, error) {
-	d, err := c.DescribeWorkflowExecution(ctx, WorkflowID(sessionID), "")
+	d, err := c.DescribeWorkflow(ctx, WorkflowID(sessionID), "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return false, nil
@@ -77,7 +77,7 @@ func Running(ctx context.Context, c client.Client, sessionID string) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+	return d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
 }
 
 // Query returns the workflow's status with its events from index from on.
@@ -93,10 +93,13 @@ func Query(ctx context.Context, c client.Client, sessionID string, from int) (St
 
 // Follower plays a workflow's events as they are recorded.
 type Follower struct {
-	c     client.Client
-	poll  time.Duration
-	next  int
-	onErr func(error)
+	c    client.Client
+	poll time.Duration
+	next int
+	// waitAfter: a wait for review counts only once events past this
+	// index exist (the wait seen right after a review was sent is the one
+	// that review answers).
+	waitAfter int
 }
 
 // FollowOption configures a Follower.
@@ -111,12 +114,16 @@ func FromEvent(n int) FollowOption { return func(f *Follower) { f.next = n } }
 
 // NewFollower returns a follower reading through c.
 func NewFollower(c client.Client, opts ...FollowOption) *Follower {
-	f := &Follower{c: c, poll: 300 * time.Millisecond}
+	f := &Follower{c: c, poll: 300 * time.Millisecond, waitAfter: -1}
 	for _, o := range opts {
 		o(f)
 	}
 	return f
 }
+
+// Answered tells the follower that a review was just sent: the workflow's
+// wait for it is not reported again, only a later one.
+func (f *Follower) Answered() { f.waitAfter = f.next }
 
 // Next is the index of the first event not played yet.
 func (f *Follower) Next() int { return f.next }
@@ -153,7 +160,7 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 			if qerr == nil {
 				emit(st.Events)
 				f.next = st.Next
-				if untilWaiting && st.Waiting {
+				if untilWaiting && st.Waiting && st.Next > f.waitAfter {
 					return st, nil
 				}
 			}

@@ -36,4 +36,3 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: WorkflowName})
 	r.RegisterActivity(acts)
 }
-

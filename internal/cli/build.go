@@ -338,6 +338,9 @@ func systemPrompt(workdir, home string, skills []skill.Skill) string {
 // engineOptions are the per-invocation choices for newEngine.
 type engineOptions struct {
 	resumeID string
+	// noClaim skips the session lock: a durable workflow's steps run one
+	// at a time, so the workflow is the session's one writer.
+	noClaim bool
 }
 
 // setModel makes name the model of the engines opened from now on (the
@@ -382,12 +385,14 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithMaxExecRounds(c.MaxExecRounds),
 		agent.WithLogger(rt.logger),
 		agent.WithResultHook(skill.NestedAgentsHook(c.Workdir, agentsMDLimit)),
-		agent.WithSessionClaim(rt.claim),
 		agent.WithPermissions(rt.perms),
 		agent.WithPermissionStore(c.SaveProjectAllow),
 	}
 	if rt.hooks != nil {
 		opts = append(opts, agent.WithHooks(rt.hooks))
+	}
+	if !o.noClaim {
+		opts = append(opts, agent.WithSessionClaim(rt.claim))
 	}
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))

@@ -72,6 +72,8 @@ type globals struct {
 	allow   []string // --allow RULE
 	deny    []string // --deny RULE
 	trust   bool     // --trust-project
+	// temporalAddress is --temporal-address (durable workflows).
+	temporalAddress string
 }
 
 // Main runs the harness9 command line and returns the process exit code.
@@ -129,6 +131,8 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
 		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g))
+	root.PersistentFlags().StringVar(&g.temporalAddress, "temporal-address", "", "Temporal frontend host:port for --engine temporal, worker and sessions approve/refine/cancel (config [temporal] address; default "+config.DefaultTemporalAddress+")")
+	root.AddCommand(newWorkerCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	return root
 }
@@ -162,6 +166,7 @@ func requireSubcommand(cmd *cobra.Command) *cobra.Command {
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
 	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny, f.TrustProject, f.Store = g.model, g.workdir, g.sandbox, g.allow, g.deny, g.trust, g.store
+	f.TemporalAddress = g.temporalAddress
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)

@@ -37,6 +37,7 @@ type runFlags struct {
 	maxTurns      int
 	contextWindow int
 	images        []string
+	engine        string // --engine local|temporal
 	// set reports whether a flag was given on the command line.
 	set func(name string) bool
 }
@@ -66,6 +67,8 @@ func newRunCmd(e *env, g *globals) *cobra.Command {
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "maximum model calls per run loop (default 50, config max_turns)")
 	fl.IntVar(&f.contextWindow, "context-window", 0, "override the model's context window, in tokens")
 	fl.StringArrayVar(&f.images, "image", nil, "attach an image file (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
+	fl.StringVar(&f.engine, "engine", "", "where the session runs: local (in this process, the default; config engine) or temporal "+
+		"(a durable workflow on a Temporal server, run by `harness9 worker` processes)")
 	return cmd
 }
 
@@ -165,9 +168,12 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if prompt == "" && len(f.images) > 0 {
 		return usageErr("--image needs a PROMPT to go with it, e.g. harness9 run --image shot.png \"what is wrong here?\"")
 	}
-	c, err := g.load(e, config.Flags{MaxTurns: f.maxTurns, ContextWindow: f.contextWindow})
+	c, err := g.load(e, config.Flags{MaxTurns: f.maxTurns, ContextWindow: f.contextWindow, Engine: f.engine})
 	if err != nil {
 		return err
+	}
+	if c.Engine == config.EngineTemporal {
+		return runDurable(ctx, e, c, f, prompt)
 	}
 	p, r, err := newProvider(c, e.getenv)
 	if err != nil {

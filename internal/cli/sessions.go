@@ -79,6 +79,7 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 		},
 	}
 	cmd.AddCommand(list, show, del, newRewindCmd(e, g))
+	cmd.AddCommand(newSessionsReviewCmds(e, g)...)
 	return cmd
 }
 

@@ -128,6 +128,10 @@ type Config struct {
 	Web WebConfig
 	// Serve configures `harness9 serve` ([serve], [[serve.tokens]]).
 	Serve ServeConfig
+	// Engine runs sessions: EngineLocal (default) or EngineTemporal.
+	Engine string
+	// Temporal is the [temporal] section (temporal.go).
+	Temporal TemporalConfig
 
 	// Permissions are the allow/ask/deny rules of every source, in the
 	// order they were read (permissions.go).
@@ -178,6 +182,8 @@ type file struct {
 	Hooks       hooksFile            `toml:"hooks"`
 	Web         webFile              `toml:"web"`
 	Serve       ServeConfig          `toml:"serve"`
+	Engine      string               `toml:"engine"`
+	Temporal    temporalFile         `toml:"temporal"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -191,6 +197,9 @@ type Flags struct {
 	Store         string   // --store sqlite|postgres://…
 	Allow, Deny   []string // --allow, --deny rules
 	TrustProject  bool     // --trust-project
+	// Engine is --engine (local|temporal); TemporalAddress is
+	// --temporal-address.
+	Engine, TemporalAddress string
 }
 
 // Load resolves the configuration. getenv is os.Getenv in production.
@@ -214,6 +223,8 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		MCPServers:       map[string]MCPServer{},
 		Sandbox:          defaultSandbox(),
 		Web:              defaultWeb(),
+		Engine:           EngineLocal,
+		Temporal:         defaultTemporal(),
 	}
 	if err := c.readFile(); err != nil {
 		return nil, err
@@ -224,6 +235,15 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 			return nil, fmt.Errorf("--sandbox: %w", err)
 		}
 		c.Sandbox.Mode = flags.Sandbox
+	}
+	if flags.Engine != "" {
+		if err := CheckEngine(flags.Engine); err != nil {
+			return nil, fmt.Errorf("--engine: %w", err)
+		}
+		c.Engine = flags.Engine
+	}
+	if flags.TemporalAddress != "" {
+		c.Temporal.Address = flags.TemporalAddress
 	}
 	if v := getenv(EnvModel); v != "" {
 		c.Model = v
@@ -413,6 +433,9 @@ func (c *Config) apply(f file) error {
 		c.MaxExecRounds = f.Planning.MaxExecRounds
 	}
 	if err := c.applyTuning(f, bad); err != nil {
+		return err
+	}
+	if err := c.applyTemporal(f, bad); err != nil {
 		return err
 	}
 	if err := c.applySandbox(f.Sandbox, f.Env, bad); err != nil {

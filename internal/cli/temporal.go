@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/durable"
+	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/session"
+)
+
+// dialTemporal connects to the configured Temporal server. The SDK's log
+// goes to logw at warning level: stdout stays the event stream's.
+func dialTemporal(c *config.Config, logw io.Writer) (client.Client, error) {
+	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	tc, err := client.Dial(client.Options{
+		HostPort:  c.Temporal.Address,
+		Namespace: c.Temporal.Namespace,
+		Logger:    tlog.NewStructuredLogger(logger),
+	})
+	if err != nil {
+		return nil, withCode(ExitError, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one "+
+			"(temporal server start-dev) or point --temporal-address / config [temporal] address at it",
+			c.Temporal.Address, c.Temporal.Namespace, err))
+	}
+	return tc, nil
+}
+
+// taskQueue is the queue sessions started here run on: the configured one,
+// or this host's.
+func taskQueue(c *config.Config) string {
+	if c.Temporal.TaskQueue != "" {
+		return c.Temporal.TaskQueue
+	}
+	host, _ := os.Hostname()
+	return durable.HostTaskQueue(host)
+}
+
+func newWorkerCmd(e *env, g *globals) *cobra.Command {
+	var queue string
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run the steps of durable (--engine temporal) sessions whose workspace is on this host",
+		Long: "Polls a Temporal task queue and runs the steps of the sessions started on it: model calls,\n" +
+			"tool batches, approvals. Run one or more per host; a session's steps run on the queue of\n" +
+			"the host that holds its workspace (default harness9-<hostname>). Stops on Ctrl+C or TERM.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runWorker(cmd.Context(), e, g, queue)
+		},
+	}
+	cmd.Flags().StringVar(&queue, "task-queue", "", "task queue to poll (config [temporal] task_queue; default harness9-<hostname>)")
+	return cmd
+}
+
+func runWorker(ctx context.Context, e *env, g *globals, queue string) error {
+	c, err := g.load(e, config.Flags{})
+	if err != nil {
+		return err
+	}
+	if queue != "" {
+		c.Temporal.TaskQueue = queue
+	}
+	tc, err := dialTemporal(c, e.stderr)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	eng := &workerEngines{e: e, g: g, base: c, runtimes: map[string]*wiring{}}
+	defer eng.close()
+	w := durable.NewWorker(tc, taskQueue(c), durable.NewActivities(eng))
+	if err := w.Start(); err != nil {
+		return withCode(ExitError, fmt.Errorf("the worker could not start: %w", err))
+	}
+	fmt.Fprintf(e.stderr, "harness9 worker: polling task queue %s on %s (namespace %s)\n", taskQueue(c), c.Temporal.Address, c.Temporal.Namespace)
+	<-ctx.Done()
+	w.Stop()
+	return nil
+}
+
+// workerEngines opens engines for the steps a worker runs. A session is
+// wired like `run` wires it in its own workdir and with its own model:
+// the project's config, AGENTS.md, skills, sandbox. Wirings are kept per
+// workdir and model, and no session lock is taken: the workflow runs one
+// step of a session at a time, so it is the session's one writer.
+type workerEngines struct {
+	e    *env
+	g    *globals
+	base *config.Config
+
+	mu       sync.Mutex
+	runtimes map[string]*wiring
+}
+
+// Engine implements durable.Engines.
+func (w *workerEngines) Engine(ctx context.Context, id string) (*agent.Engine, error) {
+	rt, sess, err := w.runtime(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return rt.newEngine(engineOptions{resumeID: sess.ID, noClaim: true})
+}
+
+func (w *workerEngines) runtime(ctx context.Context, id string) (*wiring, session.Session, error) {
+	store, err := openStore(ctx, w.base)
+	if err != nil {
+		return nil, session.Session{}, err
+	}
+	sess, err := store.Get(ctx, id)
+	store.Close()
+	if err != nil {
+		return nil, sess, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := sess.Workdir + "\x00" + sess.Model
+	if rt, ok := w.runtimes[key]; ok {
+		return rt, sess, nil
+	}
+	g := *w.g
+	g.workdir, g.model = sess.Workdir, sess.Model
+	c, err := g.load(w.e, config.Flags{})
+	if err != nil {
+		return nil, sess, fmt.Errorf("the workspace of session %s is not usable on this worker (is it pinned to another host?): %w", sess.ID, err)
+	}
+	p, r, err := newProvider(c, w.e.getenv)
+	if err != nil {
+		return nil, sess, err
+	}
+	rt, err := newRuntime(ctx, c, p, r, w.e.stderr)
+	if err != nil {
+		return nil, sess, err
+	}
+	w.runtimes[key] = rt
+	return rt, sess, nil
+}
+
+func (w *workerEngines) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, rt := range w.runtimes {
+		rt.Close()
+	}
+}
+
+// errBusyWorkflow explains a session whose workflow is already running.
+func errBusyWorkflow(id string) error {
+	return withCode(ExitError, fmt.Errorf("session %s is busy: its durable workflow is running; follow or answer it with "+
+		"`harness9 sessions approve|refine|cancel %s`", id, id))
+}
+
+// isNoWorkflow reports a signal sent to a session without a running workflow.
+func isNoWorkflow(err error) bool { return errors.Is(err, durable.ErrNoWorkflow) }
