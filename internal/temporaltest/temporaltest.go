@@ -1,0 +1,151 @@
+// Package temporaltest starts a Temporal dev server for tests: the
+// `temporal` CLI's `server start-dev`, headless, on free ports, with its
+// database in the test's temporary directory, stopped when the test ends.
+package temporaltest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+)
+
+// Install is the command that installs the CLI the tests need.
+const Install = "go install github.com/temporalio/cli/cmd/temporal@v1.5.1"
+
+// Server is a running dev server.
+type Server struct {
+	// Address is the frontend's host:port.
+	Address string
+	// Log is the server's output file.
+	Log string
+}
+
+// Find returns the temporal CLI's path: on PATH or in $(go env GOPATH)/bin.
+func Find() string {
+	if p, err := exec.LookPath("temporal"); err == nil {
+		return p
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+			gopath = string(out[:len(out)-1])
+		}
+	}
+	for _, dir := range filepath.SplitList(gopath) {
+		p := filepath.Join(dir, "bin", "temporal")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// Start starts a dev server for t. Without the CLI the test is skipped
+// with the install command, or fails when the environment variable CI is
+// set (CI installs it; a missing CLI there is a broken pipeline).
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin := Find()
+	if bin == "" {
+		msg := "temporal CLI not installed: " + Install
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	ports := freePorts(t, 3)
+	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log")}
+	logf, err := os.Create(s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
+		"--port", ports[0], "--http-port", ports[1], "--metrics-port", ports[2],
+		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("cannot start %s: %v", bin, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+		logf.Close()
+	})
+	if err := s.waitReady(exited); err != nil {
+		out, _ := os.ReadFile(s.Log)
+		t.Fatalf("the Temporal dev server did not become ready: %v\n%s", err, out)
+	}
+	return s
+}
+
+// waitReady dials until the frontend answers a health check and the
+// default namespace is usable.
+func (s *Server) waitReady(exited <-chan struct{}) error {
+	deadline := time.Now().Add(90 * time.Second)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return fmt.Errorf("the server exited")
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		c, err := client.DialContext(ctx, client.Options{HostPort: s.Address, Logger: quiet{}})
+		if err == nil {
+			_, err = c.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: "default"})
+			c.Close()
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		last = err
+		time.Sleep(200 * time.Millisecond)
+	}
+	return last
+}
+
+func freePorts(t testing.TB, n int) []string {
+	t.Helper()
+	var out []string
+	var ls []net.Listener
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+		out = append(out, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+	}
+	for _, l := range ls {
+		l.Close()
+	}
+	return out
+}
+
+// quiet drops the SDK's log lines while the server starts.
+type quiet struct{}
+
+func (quiet) Debug(string, ...any) {}
+func (quiet) Info(string, ...any)  {}
+func (quiet) Warn(string, ...any)  {}
+func (quiet) Error(string, ...any) {}
