@@ -138,9 +138,14 @@ func (e *Engine) StepModel(ctx context.Context, mode planning.Mode, after int) (
 				e.log.Warn("agent: compaction failed; continuing with the full history", "err", err)
 			}
 			resp, err := l.callModel(ctx, l.request())
-			if err != nil {
-				_, err = l.modelFailed(ctx, resp, err)
+			if err != nil && ctx.Err() != nil {
+				_, err = l.modelFailed(ctx, resp, err) // keeps the partial answer, like a cancelled run
 				return err
+			}
+			if err != nil {
+				// Nothing is stored: a retried step must not take a
+				// partial answer for the model's reply.
+				return fmt.Errorf("agent: the model call failed: %w", err)
 			}
 			if err := e.appendMessage(ctx, resp.Message); err != nil {
 				return err
