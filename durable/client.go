@@ -149,9 +149,19 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 			if err := f.c.GetWorkflow(ctx, WorkflowID(sessionID), "").Get(ctx, &res); err != nil {
 				return Status{}, fmt.Errorf("durable: the workflow of session %s ended without a result: %w", sessionID, err)
 			}
-			if f.next < len(res.Events) {
-				emit(res.Events[f.next:])
-				f.next = len(res.Events)
+			for f.next < res.From {
+				// Further behind than the result reaches: the closed
+				// workflow answers queries (replayed on a worker).
+				st, err := Query(ctx, f.c, sessionID, f.next)
+				if err != nil {
+					return Status{}, fmt.Errorf("durable: cannot read the events of session %s's workflow: %w", sessionID, err)
+				}
+				emit(st.Events)
+				f.next = st.Next
+			}
+			if end := res.From + len(res.Events); f.next < end {
+				emit(res.Events[f.next-res.From:])
+				f.next = end
 			}
 			return Status{Finished: true, Result: res.Status, Next: f.next}, nil
 		}

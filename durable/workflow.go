@@ -80,12 +80,22 @@ type Status struct {
 	Todos []planning.TodoItem
 }
 
-// Result is how the workflow ended, with every event it recorded.
+// Result is how the workflow ended, with the last events it recorded:
+// Events holds the events from index From on (at most resultEvents of
+// them, so a long session's result stays far below the server's payload
+// limit; a follower that is further behind queries the closed workflow).
 type Result struct {
 	Status agent.RunStatus
 	Error  string
+	From   int
 	Events []Envelope
 }
+
+// Caps on the events one answer carries.
+const (
+	resultEvents = 200
+	queryEvents  = 500
+)
 
 // flow is the workflow's state: only what it derives from activity results
 // (events, the todo list, the history length) and the signals it got.
@@ -119,8 +129,9 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		reviews: workflow.GetSignalChannel(ctx, SignalReview)}
 	err := workflow.SetQueryHandler(ctx, QueryStatus, func(from int) (Status, error) {
 		from = min(max(from, 0), len(f.events))
+		to := min(from+queryEvents, len(f.events))
 		return Status{Phase: f.phase, Waiting: f.waiting, Finished: f.finished, Result: f.result,
-			Events: f.events[from:], Next: len(f.events), Todos: f.todos}, nil
+			Events: f.events[from:to], Next: to, Todos: f.todos}, nil
 	})
 	if err != nil {
 		return Result{}, err
@@ -129,15 +140,14 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if temporal.IsCanceledError(err) || errors.Is(ctx.Err(), workflow.ErrCanceled) {
 		status, err = agent.RunCancelled, nil
 	}
-	f.finished, f.result = true, status
-	res := Result{Status: status, Events: f.events}
+	res := Result{Status: status}
 	if err != nil {
-		res.Status = agent.RunError
-		res.Error = err.Error()
-		f.result = agent.RunError
+		res.Status, res.Error = agent.RunError, err.Error()
 		f.emit(agent.Error{Message: err.Error()})
-		res.Events = f.events
 	}
+	f.finished, f.result = true, res.Status
+	res.From = max(len(f.events)-resultEvents, 0)
+	res.Events = f.events[res.From:]
 	return res, nil
 }
 

@@ -246,11 +246,26 @@ func reviewDurable(ctx context.Context, e *env, g *globals, idArg string, r dura
 		return err
 	}
 	defer tc.Close()
+	running, err := durable.Running(ctx, tc, sess.ID)
+	if err != nil {
+		return withCode(ExitError, fmt.Errorf("cannot ask Temporal about session %s: %w", sess.ID, err))
+	}
+	if !running {
+		return usageErr("session %s has no durable workflow in progress; start one with: harness9 run --engine temporal --resume %s", sess.ID, sess.ID)
+	}
 	st, err := durable.Query(ctx, tc, sess.ID, 0)
-	if err != nil || st.Finished {
-		return usageErr("session %s has no durable workflow in progress (%v); start one with: harness9 run --engine temporal --resume %s", sess.ID, err, sess.ID)
+	for err == nil && len(st.Events) > 0 {
+		// Skip to the end: only what the review causes is printed.
+		st, err = durable.Query(ctx, tc, sess.ID, st.Next)
 	}
 	switch {
+	case err != nil && r.Choice == planning.ReviewCancel:
+		// No worker answers the query: cancelling needs none.
+		err = durable.Cancel(ctx, tc, sess.ID)
+	case err != nil:
+		// No worker answers the query; the signal waits for one.
+		fmt.Fprintf(e.stderr, "harness9: no worker answers for session %s (%v); the review is recorded and runs when a worker polls %s\n", sess.ID, err, taskQueue(c))
+		err = durable.SendReview(ctx, tc, sess.ID, r)
 	case r.Choice == planning.ReviewCancel && !st.Waiting:
 		err = durable.Cancel(ctx, tc, sess.ID)
 	case !st.Waiting:
