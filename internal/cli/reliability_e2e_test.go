@@ -204,7 +204,7 @@ func TestCarelessUserErrors(t *testing.T) {
 		args  []string
 		want  []string
 	}{
-		{"sessions typo", "", "", []string{"sessions", "lsit"}, []string{"lsit", "list, rewind, show", "did you mean list"}},
+		{"sessions typo", "", "", []string{"sessions", "lsit"}, []string{"lsit", "delete, list, refine, rewind, show", "did you mean list"}},
 		{"bare sessions", "", "", []string{"sessions"}, []string{"needs a command", "list"}},
 		{"mcp typo", "", "", []string{"mcp", "lst"}, []string{"lst", "list"}},
 		{"skills typo", "", "", []string{"skills", "bogus"}, []string{"bogus", "list"}},
