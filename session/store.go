@@ -27,6 +27,10 @@ type Session struct {
 	Model   string        `json:"model"` // "provider/model"
 	Title   string        `json:"title"`
 	Mode    planning.Mode `json:"mode"`
+	// ParentID is the session whose task call started this one as a
+	// sub-agent; "" for a top-level session. It is set by Create and
+	// never changes.
+	ParentID string `json:"parent_id,omitempty"`
 	// MessageCount is filled by List and Get.
 	MessageCount int `json:"message_count"`
 }
@@ -60,6 +64,23 @@ type Compaction struct {
 type ListOptions struct {
 	Workdir string
 	Limit   int
+	// Sub-agent sessions (ParentID != "") are left out unless
+	// IncludeChildren is set. A non-empty Parent lists only the children
+	// of that session (by full id).
+	IncludeChildren bool
+	Parent          string
+}
+
+// Matches reports whether s passes the filters of o other than Limit.
+// Stores that filter in Go use it, so every backend agrees.
+func (o ListOptions) Matches(s Session) bool {
+	if o.Workdir != "" && s.Workdir != o.Workdir {
+		return false
+	}
+	if o.Parent != "" {
+		return s.ParentID == o.Parent
+	}
+	return o.IncludeChildren || s.ParentID == ""
 }
 
 // Listing is a session with its saved planning state, as ListWithState

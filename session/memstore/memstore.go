@@ -140,7 +140,7 @@ func (s *Store) ListWithState(_ context.Context, opts session.ListOptions) ([]se
 	defer s.mu.Unlock()
 	out := []session.Listing{}
 	for _, e := range s.sessions {
-		if opts.Workdir == "" || e.sess.Workdir == opts.Workdir {
+		if opts.Matches(e.sess) {
 			out = append(out, session.Listing{Session: e.session(), State: e.loadState()})
 		}
 	}

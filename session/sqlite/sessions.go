@@ -15,14 +15,17 @@ import (
 // sessionColumns is the select list scanSession reads, over sessions AS s.
 // Sequence numbers run 1, 2, 3 ... without gaps, so the highest one is the
 // message count, read from the (session_id, seq) index without counting.
-const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode,
+const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id,
 	(SELECT coalesce(max(m.seq), 0) FROM messages AS m WHERE m.session_id = s.id)`
 
 // listQuery lists sessions with their saved state (NULL when none was
-// saved); ?1 is a workdir to filter by, or "" for all, ?2 a limit (-1: none).
+// saved); ?1 is a workdir to filter by, or "" for all, ?2 a limit (-1: none),
+// ?3 a parent id whose children alone are listed, or "" for none, ?4 1 to
+// include sub-agent sessions when ?3 is "".
 const listQuery = `SELECT ` + sessionColumns + `, st.state FROM sessions AS s
 	LEFT JOIN session_state AS st ON st.session_id = s.id
-	WHERE ?1 = '' OR s.workdir = ?1
+	WHERE (?1 = '' OR s.workdir = ?1)
+	AND (CASE WHEN ?3 != '' THEN s.parent_id = ?3 ELSE ?4 = 1 OR s.parent_id = '' END)
 	ORDER BY s.updated DESC, s.id DESC LIMIT ?2`
 
 // Create inserts a new session, filling ID (a random 16-hex-character id),
@@ -38,9 +41,9 @@ func (s *Store) Create(ctx context.Context, sess *session.Session) error {
 		sess.Updated = sess.Created
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, created, updated, workdir, model, title, mode)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			sess.ID, nanos(sess.Created), nanos(sess.Updated), sess.Workdir, sess.Model, sess.Title, sess.Mode.String())
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, created, updated, workdir, model, title, mode, parent_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			sess.ID, nanos(sess.Created), nanos(sess.Updated), sess.Workdir, sess.Model, sess.Title, sess.Mode.String(), sess.ParentID)
 		return err
 	})
 	if isConstraint(err) {
@@ -152,7 +155,11 @@ func (s *Store) list(ctx context.Context, opts session.ListOptions, fn func(sess
 	if opts.Limit > 0 {
 		limit = opts.Limit
 	}
-	rows, err := s.stmtList.QueryContext(ctx, opts.Workdir, limit)
+	children := 0
+	if opts.IncludeChildren {
+		children = 1
+	}
+	rows, err := s.stmtList.QueryContext(ctx, opts.Workdir, limit, opts.Parent, children)
 	if err != nil {
 		return err
 	}
@@ -265,7 +272,7 @@ func scanRow(r interface{ Scan(...any) error }, withState bool) (session.Session
 		mode             string
 		state            []byte
 	)
-	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.MessageCount}
+	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.ParentID, &sess.MessageCount}
 	if withState {
 		dest = append(dest, &state)
 	}

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"ListWithState", testListWithState},
 		{"Checkpoints", testCheckpoints},
 		{"ImagesRoundTrip", testImagesRoundTrip},
+		{"ParentLink", testParentLink},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -538,5 +539,39 @@ func testConcurrentAppends(t *testing.T, s session.Store) {
 			t.Errorf("writer %d: message %d came where %d was expected", w, i, next[w])
 		}
 		next[w] = i + 1
+	}
+}
+
+// testParentLink: a sub-agent's session keeps its ParentID; List leaves
+// children out unless asked, and Parent lists one session's children.
+func testParentLink(t *testing.T, s session.Store) {
+	ctx := context.Background()
+	create(t, s, session.Session{ID: "p1-aaaa", Workdir: "/a", Created: past, Updated: past})
+	create(t, s, session.Session{ID: "c1-aaaa", Workdir: "/a", ParentID: "p1-aaaa", Created: past, Updated: past.Add(time.Hour)})
+	create(t, s, session.Session{ID: "c2-aaaa", Workdir: "/a", ParentID: "p1-aaaa", Created: past, Updated: past.Add(2 * time.Hour)})
+	create(t, s, session.Session{ID: "p2-aaaa", Workdir: "/a", Created: past, Updated: past.Add(-time.Hour)})
+	got, err := s.Get(ctx, "c1-aaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ParentID != "p1-aaaa" {
+		t.Errorf("Get(child).ParentID = %q, want p1-aaaa", got.ParentID)
+	}
+	if top, _ := s.Get(ctx, "p1-aaaa"); top.ParentID != "" {
+		t.Errorf("Get(top-level).ParentID = %q, want empty", top.ParentID)
+	}
+	deepEqual(t, "List hides children", list(t, s, session.ListOptions{Workdir: "/a"}), []string{"p1-aaaa", "p2-aaaa"})
+	deepEqual(t, "List limit 1 is the latest top-level session", list(t, s, session.ListOptions{Workdir: "/a", Limit: 1}), []string{"p1-aaaa"})
+	deepEqual(t, "List with children", list(t, s, session.ListOptions{IncludeChildren: true}), []string{"c2-aaaa", "c1-aaaa", "p1-aaaa", "p2-aaaa"})
+	deepEqual(t, "List children of p1", list(t, s, session.ListOptions{Parent: "p1-aaaa"}), []string{"c2-aaaa", "c1-aaaa"})
+	listed, err := s.ListWithState(ctx, session.ListOptions{Parent: "p1-aaaa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(listed) != 2 || listed[0].Session.ParentID != "p1-aaaa" {
+		t.Errorf("ListWithState(Parent) = %+v, want the two children with their ParentID", listed)
+	}
+	if got := list(t, s, session.ListOptions{Parent: "p2-aaaa"}); len(got) != 0 {
+		t.Errorf("children of a session without any = %v", got)
 	}
 }
