@@ -175,7 +175,9 @@ func (e *Engine) leave(ctx context.Context) {
 func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
 	l.e.beginTurn(prompt.text)
 	text := prompt.text
-	if l.mode == planning.ModePlan {
+	if l.mode == planning.ModePlan && !l.e.isChild() {
+		// A read-only sub-agent runs under Plan Mode's gate but has no
+		// plan to submit: its prompt is the parent's task, as given.
 		text = planning.PlanPrompt(text)
 	}
 	if err := l.e.repairHistory(ctx); err != nil {
@@ -252,7 +254,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 // run that leaves active todos without calling submit_plan has still made a
 // plan: it is submitted on the model's behalf (the seeds' fallback).
 func (l *turnLoop) finish() RunStatus {
-	if l.mode != planning.ModePlan || l.e.Status() == planning.StatusAwaitingApproval {
+	if l.mode != planning.ModePlan || l.e.isChild() || l.e.Status() == planning.StatusAwaitingApproval {
 		return RunCompleted
 	}
 	todos := l.e.todos.Read()

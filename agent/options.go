@@ -10,6 +10,7 @@ import (
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/subagent"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -54,6 +55,13 @@ type config struct {
 	noCheckpoints  bool
 	systemFunc     func() string
 	vision         *bool
+	subagents      []subagent.Definition
+	subParallel    int
+	subDepth       int
+	subTurns       int
+	depth          int    // 0 for a top-level engine, 1 for its sub-agents ...
+	parentID       string // a sub-agent's parent session
+	childTitle     string // a sub-agent's session title (the task's description)
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

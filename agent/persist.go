@@ -25,7 +25,11 @@ func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
 		e.syncSessionModeLocked(ctx)
 		return nil
 	}
-	s := &session.Session{Workdir: e.cfg.workdir, Model: e.cfg.modelLabel, Title: title(prompt), Mode: e.mode}
+	t := title(prompt)
+	if e.cfg.childTitle != "" {
+		t = title(e.cfg.childTitle)
+	}
+	s := &session.Session{Workdir: e.cfg.workdir, Model: e.cfg.modelLabel, Title: t, Mode: e.mode, ParentID: e.cfg.parentID}
 	if err := e.cfg.store.Create(detached(ctx), s); err != nil {
 		return fmt.Errorf("agent: could not create the session: %w", err)
 	}

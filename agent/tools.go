@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/harness9/harness9/llm"
@@ -22,6 +21,19 @@ func (e *Engine) buildRegistry() error {
 	if err := e.registry.Register(e.cfg.tools...); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
+	if t := e.taskTool(); t != nil {
+		if err := e.registry.Register(t); err != nil {
+			return fmt.Errorf("agent: %w (the task tool is provided by the engine with WithSubagents)", err)
+		}
+		// Offered while planning too: the runner lets Plan Mode start only
+		// read-only sub-agents, which run under Plan Mode's gate.
+		e.readOnly = append(e.readOnly, t.Name())
+	}
+	if e.isChild() {
+		// A sub-agent answers its parent; the todo list and plans are the
+		// parent's.
+		return e.noteProperties()
+	}
 	twOpts := []planning.TodoWriteOption{planning.WithPlanWriter(planWriter{e}), planning.WithLogger(e.log)}
 	if e.cfg.evidenceGate {
 		twOpts = append(twOpts, planning.WithEvidence(e.evidence))
@@ -34,6 +46,12 @@ func (e *Engine) buildRegistry() error {
 	if err != nil {
 		return fmt.Errorf("agent: %w (todo_write and submit_plan are provided by the engine)", err)
 	}
+	return e.noteProperties()
+}
+
+// noteProperties notes which of the user's tools are read-only or can run
+// read-only.
+func (e *Engine) noteProperties() error {
 	for _, t := range e.cfg.tools {
 		if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
 			e.readOnly = append(e.readOnly, t.Name())
@@ -133,12 +151,14 @@ func (w planWriter) Write(todos []planning.TodoItem) error {
 func (e *Engine) planBase() string { return planning.PlanBase(e.cfg.workdir, e.cfg.planHome) }
 
 // runTools runs the calls of one assistant message and records every
-// result in call order. Consecutive read-only calls run concurrently. It
+// result in call order. Consecutive read-only or concurrency-safe calls
+// run concurrently. It
 // reports whether a tool ended the turn (submit_plan). Calls left unrun by
 // cancellation or by an ended turn still get an error result, so every call
 // in the history has its answer.
 func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn bool, err error) {
 	ctx = sandbox.ContextWithPolicy(ctx, sandboxPolicy(l.mode))
+	ctx = context.WithValue(ctx, loopKey{}, l)
 	i := 0
 	for i < len(calls) && ctx.Err() == nil && !endTurn {
 		j := i + l.e.registry.BatchLen(calls[i:])
@@ -150,6 +170,8 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 		if len(group) == 1 {
 			results = []tool.Result{l.execute(ctx, group[0])}
 		} else {
+			// A batch is read-only or concurrency-safe calls (the
+			// Registry's BatchLen), none of which is put to the user.
 			results = l.executeBatch(ctx, group)
 		}
 		for k, res := range results {
@@ -192,8 +214,9 @@ func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
 	return res
 }
 
-// executeBatch runs read-only calls together, each after its pre_tool_use
-// hooks (one at a time, in call order) let it through.
+// executeBatch runs read-only or concurrency-safe calls together, each
+// after its pre_tool_use hooks (one at a time, in call order) let it
+// through, emitting what they report meanwhile (pump).
 func (l *turnLoop) executeBatch(ctx context.Context, group []llm.ToolCall) []tool.Result {
 	results := make([]tool.Result, len(group))
 	var run []llm.ToolCall
@@ -205,52 +228,96 @@ func (l *turnLoop) executeBatch(ctx context.Context, group []llm.ToolCall) []too
 		}
 		run, at = append(run, c), append(at, k)
 	}
-	for n, res := range l.e.registry.ExecuteBatch(ctx, l.gate, run) {
+	ran := l.pump(ctx, run, func(ctx context.Context, c llm.ToolCall) tool.Result {
+		return l.e.registry.Execute(ctx, l.gate, c)
+	})
+	for n, res := range ran {
 		l.postToolUse(ctx, run[n], &res)
 		results[at[n]] = res
 	}
 	return results
 }
 
-// withProgress runs fn, which executes one call, and meanwhile emits the
-// output the tool reports (tool.Progress) as ToolOutput events. Events are
-// emitted from this goroutine only, as the stream requires; the tool's
-// writes only append to a buffer and never wait for the consumer.
+// withProgress runs fn, which executes one call, and meanwhile emits what
+// the call reports (see pump).
 func (l *turnLoop) withProgress(ctx context.Context, id string, fn func(context.Context) tool.Result) tool.Result {
-	var (
-		mu      sync.Mutex
-		pending strings.Builder
-	)
-	wake := make(chan struct{}, 1)
-	ctx = tool.ContextWithProgress(ctx, func(text string) {
-		mu.Lock()
-		if pending.Len() < maxProgressBuffer {
-			pending.WriteString(text)
-		}
-		mu.Unlock()
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	})
-	done := make(chan tool.Result, 1)
-	go func() { done <- fn(ctx) }()
-	flush := func() {
-		mu.Lock()
-		text := pending.String()
-		pending.Reset()
-		mu.Unlock()
-		if text != "" {
-			l.s.emit(ToolOutput{ID: id, Text: text})
-		}
+	return l.pump(ctx, []llm.ToolCall{{ID: id}}, func(ctx context.Context, _ llm.ToolCall) tool.Result { return fn(ctx) })[0]
+}
+
+// pump runs fn for every call at once and meanwhile emits what the calls
+// report: the output a tool writes (tool.Progress) as ToolOutput events,
+// and a sub-agent's events (relayed through the context). Events are
+// emitted from this goroutine only, as the stream requires; the calls only
+// append to a queue and never wait for the consumer. Results keep the
+// calls' order.
+func (l *turnLoop) pump(ctx context.Context, calls []llm.ToolCall, fn func(context.Context, llm.ToolCall) tool.Result) []tool.Result {
+	q := &eventQueue{wake: make(chan struct{}, 1)}
+	results := make([]tool.Result, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		cctx := tool.ContextWithProgress(ctx, func(text string) { q.output(c.ID, text) })
+		cctx = context.WithValue(cctx, relayKey{}, relay{id: c.ID, q: q})
+		wg.Go(func() { results[i] = fn(cctx, c) })
 	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
 	for {
 		select {
-		case <-wake:
-			flush()
-		case res := <-done:
-			return res
+		case <-q.wake:
+			q.flush(l.s)
+		case <-done:
+			q.flush(l.s)
+			return results
 		}
+	}
+}
+
+// eventQueue holds the events running calls report until the loop's
+// goroutine emits them.
+type eventQueue struct {
+	mu     sync.Mutex
+	events []Event
+	held   int // bytes of ToolOutput text held
+	wake   chan struct{}
+}
+
+func (q *eventQueue) push(ev Event) {
+	q.mu.Lock()
+	q.events = append(q.events, ev)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// output queues a tool's output; past maxProgressBuffer held bytes the
+// rest is dropped from the display only.
+func (q *eventQueue) output(id, text string) {
+	q.mu.Lock()
+	if q.held >= maxProgressBuffer {
+		q.mu.Unlock()
+		return
+	}
+	q.held += len(text)
+	if n := len(q.events); n > 0 {
+		if last, ok := q.events[n-1].(ToolOutput); ok && last.ID == id {
+			q.events[n-1] = ToolOutput{ID: id, Text: last.Text + text}
+			q.mu.Unlock()
+			return
+		}
+	}
+	q.mu.Unlock()
+	q.push(ToolOutput{ID: id, Text: text})
+}
+
+func (q *eventQueue) flush(s *stream) {
+	q.mu.Lock()
+	evs := q.events
+	q.events, q.held = nil, 0
+	q.mu.Unlock()
+	for _, ev := range evs {
+		s.emit(ev)
 	}
 }
 

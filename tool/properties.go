@@ -64,3 +64,11 @@ type Scope struct {
 type FileChanger interface {
 	ChangedFiles(input json.RawMessage) (paths []string, tree bool)
 }
+
+// Concurrent is implemented by tools that are not read-only but whose calls
+// may still run at the same time as the other calls of one assistant
+// message (the task tool: each call is a sub-agent with its own context).
+// The Registry batches them with read-only calls.
+type Concurrent interface {
+	ConcurrencySafe() bool
+}

@@ -247,21 +247,26 @@ func (r *Registry) ExecuteBatch(ctx context.Context, g Gate, calls []llm.ToolCal
 
 // BatchLen returns how many calls from the start of calls may run
 // together: every leading call to a tool that declares itself read-only
-// (they cannot disturb one another), or just the first call. It is the one
+// (they cannot disturb one another) or concurrency-safe (Concurrent), or
+// just the first call. It is the one
 // grouping rule; the engine batches by it too.
 func (r *Registry) BatchLen(calls []llm.ToolCall) int {
 	n := 0
-	for n < len(calls) && r.isReadOnly(calls[n].Name) {
+	for n < len(calls) && r.batches(calls[n].Name) {
 		n++
 	}
 	return min(max(n, 1), len(calls))
 }
 
-// isReadOnly reports whether the named tool declares itself read-only.
-func (r *Registry) isReadOnly(name string) bool {
+// batches reports whether the named tool declares itself read-only or
+// concurrency-safe.
+func (r *Registry) batches(name string) bool {
 	t, ok := r.Lookup(name)
 	if !ok {
 		return false
+	}
+	if c, ok := t.(Concurrent); ok && c.ConcurrencySafe() {
+		return true
 	}
 	ro, ok := t.(ReadOnly)
 	return ok && ro.ReadOnly()

@@ -1,0 +1,222 @@
+// Package subagent defines sub-agents: what a child agent started by the
+// task tool may do (its Definition, built in or read from markdown files
+// with YAML frontmatter) and the task tool itself. Running a child is left
+// to the tool's consumer through the Runner interface, so this package
+// knows nothing of engines; harness9's agent package implements Runner.
+package subagent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/harness9/harness9/tool"
+)
+
+// Names of the built-in definitions.
+const (
+	Explore = "explore"
+	General = "general"
+)
+
+// Definition says what a sub-agent is for and what it may use.
+type Definition struct {
+	Name        string
+	Description string
+	// Tools names the tools the child may use, further restricted to what
+	// the parent may use at the time; nil means every tool the parent may
+	// use.
+	Tools []string
+	// ReadOnly restricts the child to tools that change nothing: it runs
+	// under Plan Mode's gate and the read-only sandbox policy, and it is
+	// the only kind of sub-agent Plan Mode may start.
+	ReadOnly bool
+	// Model is the model name the child uses; "" means the parent's.
+	Model string
+	// Prompt is added to the child's system prompt (the markdown body of
+	// a user definition).
+	Prompt string
+	// Source is "builtin" or the file the definition was read from.
+	Source string
+}
+
+// Builtins returns the built-in definitions: explore (read-only, the
+// default) and general (the parent's tools).
+func Builtins() []Definition {
+	return []Definition{
+		{
+			Name:        Explore,
+			Description: "Read-only research: finds files, reads code, runs read-only commands and reports what it found. Usable in Plan Mode.",
+			ReadOnly:    true,
+			Prompt: "You are a sub-agent exploring a codebase for another agent. You can only read. " +
+				"Answer the task precisely and briefly: name the files and lines that matter.",
+			Source: "builtin",
+		},
+		{
+			Name:        General,
+			Description: "A general sub-agent with the parent's tools, for a self-contained piece of work. Not available in Plan Mode.",
+			Prompt: "You are a sub-agent doing one self-contained task for another agent. " +
+				"Do the task, then answer with a short report of what you did and found.",
+			Source: "builtin",
+		},
+	}
+}
+
+// FileExt is the extension of definition files in an agents directory.
+const FileExt = ".md"
+
+// maxFile caps a definition file.
+const maxFile = 64 << 10
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+type frontmatter struct {
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Tools       []string `yaml:"tools"`
+	Model       string   `yaml:"model"`
+	ReadOnly    bool     `yaml:"read_only"`
+}
+
+// Parse reads a definition from markdown with YAML frontmatter (name,
+// description, optional tools, model, read_only); the body becomes the
+// child's instructions.
+func Parse(data []byte) (Definition, error) {
+	fm, body, err := splitFrontmatter(data)
+	if err != nil {
+		return Definition{}, err
+	}
+	var meta frontmatter
+	if err := yaml.Unmarshal(fm, &meta); err != nil {
+		return Definition{}, fmt.Errorf("frontmatter is not valid YAML: %w", err)
+	}
+	if !validName.MatchString(meta.Name) {
+		return Definition{}, fmt.Errorf("name %q is not valid: use 1-64 lower-case letters, digits, '-' or '_'", meta.Name)
+	}
+	if strings.TrimSpace(meta.Description) == "" {
+		return Definition{}, errors.New("description is missing: say in one line what the sub-agent is for")
+	}
+	d := Definition{
+		Name: meta.Name, Description: strings.TrimSpace(meta.Description), Model: strings.TrimSpace(meta.Model),
+		ReadOnly: meta.ReadOnly, Prompt: strings.TrimSpace(string(body)),
+	}
+	if meta.Tools != nil {
+		d.Tools = []string{}
+		for _, t := range meta.Tools {
+			if t = strings.TrimSpace(t); t != "" && !slices.Contains(d.Tools, t) {
+				d.Tools = append(d.Tools, t)
+			}
+		}
+	}
+	return d, nil
+}
+
+// splitFrontmatter separates "---\n<yaml>\n---\n<body>", accepting a BOM
+// and CRLF line endings.
+func splitFrontmatter(data []byte) (fm, body []byte, err error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
+	if !ok {
+		return nil, nil, errors.New("no YAML frontmatter: the file must start with a '---' line, then name: and description:, then '---'")
+	}
+	end := bytes.Index(rest, []byte("\n---\n"))
+	switch {
+	case end >= 0:
+		return rest[:end], rest[end+5:], nil
+	case bytes.HasSuffix(rest, []byte("\n---")):
+		return rest[:len(rest)-4], nil, nil
+	}
+	return nil, nil, errors.New("frontmatter is not closed by a '---' line")
+}
+
+// Discover returns the built-in definitions followed by those in
+// <workdir>/.harness9/agents/*.md and <home>/agents/*.md. A project
+// definition wins over a user one of the same name, and either over a
+// built-in. Files that cannot be read or parsed are skipped and reported;
+// missing directories are not errors. Either directory may be "".
+//
+// Project files are read through a tool.Workspace on workdir, so a link
+// planted in a repository cannot make harness9 read outside it or a file
+// on the deny list.
+func Discover(workdir, home string) ([]Definition, []error) {
+	var found, errs = []Definition{}, []error{}
+	if workdir != "" {
+		if ws, err := tool.NewWorkspace(workdir); err == nil {
+			d, e := discoverIn(ws, filepath.Join(".harness9", "agents"))
+			found, errs = append(found, d...), append(errs, e...)
+		}
+	}
+	if home != "" {
+		if ws, err := tool.NewWorkspace(filepath.Join(home, "agents"), tool.WithHome("")); err == nil {
+			d, e := discoverIn(ws, ".")
+			found, errs = append(found, d...), append(errs, e...)
+		}
+	}
+	out := Builtins()
+	seen := map[string]bool{}
+	for _, d := range found {
+		if seen[d.Name] {
+			continue // a user definition shadowed by a project one
+		}
+		seen[d.Name] = true
+		if i := slices.IndexFunc(out, func(b Definition) bool { return b.Name == d.Name }); i >= 0 {
+			out[i] = d
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, errs
+}
+
+func discoverIn(ws *tool.Workspace, dir string) ([]Definition, []error) {
+	d, fi, err := ws.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err == nil && !fi.IsDir() {
+		err = errors.New("not a directory")
+	}
+	if err != nil {
+		if d != nil {
+			_ = d.Close()
+		}
+		return nil, []error{fmt.Errorf("agents directory %s: %w", filepath.Join(ws.Root(), dir), err)}
+	}
+	entries, err := d.ReadDir(-1)
+	_ = d.Close()
+	if err != nil && len(entries) == 0 {
+		return nil, []error{fmt.Errorf("agents directory %s: %w", filepath.Join(ws.Root(), dir), err)}
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	var defs []Definition
+	var errs []error
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") || !strings.HasSuffix(e.Name(), FileExt) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, truncated, err := ws.ReadFile(path, maxFile)
+		if err == nil && truncated {
+			err = fmt.Errorf("larger than %d bytes", maxFile)
+		}
+		var def Definition
+		if err == nil {
+			def, err = Parse(data)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sub-agent %s skipped: %w", filepath.Join(ws.Root(), path), err))
+			continue
+		}
+		def.Source = filepath.Join(ws.Root(), path)
+		defs = append(defs, def)
+	}
+	return defs, errs
+}
