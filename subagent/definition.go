@@ -139,8 +139,9 @@ func splitFrontmatter(data []byte) (fm, body []byte, err error) {
 
 // Discover returns the built-in definitions followed by those in
 // <workdir>/.harness9/agents/*.md and <home>/agents/*.md. A project
-// definition wins over a user one of the same name, and either over a
-// built-in. Files that cannot be read or parsed are skipped and reported;
+// definition wins over a user one of the same name. The built-in names are
+// reserved: a file cannot turn explore, which Plan Mode trusts to be
+// read-only, into something else. Files that cannot be read or parsed are skipped and reported;
 // missing directories are not errors. Either directory may be "".
 //
 // Project files are read through a tool.Workspace on workdir, so a link
@@ -167,8 +168,8 @@ func Discover(workdir, home string) ([]Definition, []error) {
 			continue // a user definition shadowed by a project one
 		}
 		seen[d.Name] = true
-		if i := slices.IndexFunc(out, func(b Definition) bool { return b.Name == d.Name }); i >= 0 {
-			out[i] = d
+		if slices.ContainsFunc(out, func(b Definition) bool { return b.Name == d.Name }) {
+			errs = append(errs, fmt.Errorf("sub-agent %s skipped: %q is a built-in sub-agent; choose another name", d.Source, d.Name))
 			continue
 		}
 		out = append(out, d)

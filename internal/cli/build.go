@@ -29,6 +29,7 @@ import (
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/slashcmd"
+	"github.com/harness9/harness9/subagent"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
 	"github.com/harness9/harness9/tool/mcptool"
@@ -167,6 +168,7 @@ type wiring struct {
 	tools    []tool.Tool
 	system   string
 	skills   []skill.Skill
+	agents   []subagent.Definition
 	mcp      *mcptool.Manager
 	logger   *slog.Logger
 	sandbox  *sandbox.Sandbox  // nil when the user turned it off
@@ -267,6 +269,11 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		return nil, err
 	}
 	rt.commands = discoverCommands(c, func(msg string) { rt.logger.Warn(msg) })
+	agents, problems := subagent.Discover(c.Workdir, c.Home)
+	for _, p := range problems {
+		rt.logger.Warn("sub-agent definition skipped", "problem", p)
+	}
+	rt.agents = agents
 	rt.system = systemPrompt(c.Workdir, c.Home, skills)
 	if rt.store, err = openStore(ctx, c); err != nil {
 		rt.Close()
@@ -387,6 +394,8 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithResultHook(skill.NestedAgentsHook(c.Workdir, agentsMDLimit)),
 		agent.WithPermissions(rt.perms),
 		agent.WithPermissionStore(c.SaveProjectAllow),
+		agent.WithSubagents(rt.agents),
+		agent.WithSubagentLimits(c.Agents.MaxParallel, c.Agents.MaxDepth, c.Agents.MaxTurns),
 	}
 	if rt.hooks != nil {
 		opts = append(opts, agent.WithHooks(rt.hooks))

@@ -102,6 +102,11 @@ type Config struct {
 	StallThreshold int
 	MaxExecRounds  int
 
+	// Agents are the sub-agent limits ([agents]); zero means the engine's
+	// default (agent.DefaultSubagentDepth, DefaultSubagentMaxTurns,
+	// subagent.DefaultMaxParallel).
+	Agents AgentLimits
+
 	// MaxRetries is how many times a failed model call (429, 5xx, dropped
 	// connection) is retried: 0 means the default (3), -1 never.
 	MaxRetries int
@@ -150,6 +155,13 @@ type Config struct {
 	Warnings []string
 }
 
+// AgentLimits bound the task tool's sub-agents.
+type AgentLimits struct {
+	MaxParallel int `toml:"max_parallel"` // sub-agents running at once
+	MaxDepth    int `toml:"max_depth"`    // 1: a sub-agent cannot start sub-agents
+	MaxTurns    int `toml:"max_turns"`    // model calls of one sub-agent
+}
+
 // file mirrors config.toml.
 type file struct {
 	Model         string `toml:"model"`
@@ -165,7 +177,8 @@ type file struct {
 		StallThreshold int   `toml:"stall_threshold"`
 		MaxExecRounds  int   `toml:"max_exec_rounds"`
 	} `toml:"planning"`
-	Retry struct {
+	Agents AgentLimits `toml:"agents"`
+	Retry  struct {
 		MaxRetries *int   `toml:"max_retries"`
 		MaxWait    string `toml:"max_wait"`
 	} `toml:"retry"`
@@ -432,6 +445,10 @@ func (c *Config) apply(f file) error {
 	if f.Planning.MaxExecRounds > 0 {
 		c.MaxExecRounds = f.Planning.MaxExecRounds
 	}
+	if a := f.Agents; a.MaxParallel < 0 || a.MaxDepth < 0 || a.MaxTurns < 0 {
+		return bad("agents", "max_parallel, max_depth and max_turns must not be negative")
+	}
+	c.Agents = f.Agents
 	if err := c.applyTuning(f, bad); err != nil {
 		return err
 	}
