@@ -20,14 +20,14 @@ import (
 
 func newSessionsCmd(e *env, g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "sessions", Short: "List, show, rewind and delete stored sessions"}
-	var listJSON, showJSON, all bool
+	var listJSON, showJSON, all, children bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List sessions of this workdir, newest first (--all for every workdir)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withStore(e, g, func(c *config.Config, s session.Store) error {
-				opts := session.ListOptions{Workdir: c.Workdir}
+				opts := session.ListOptions{Workdir: c.Workdir, IncludeChildren: children}
 				if all {
 					opts.Workdir = ""
 				}
@@ -41,6 +41,7 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 	}
 	list.Flags().BoolVar(&listJSON, "json", false, "print a JSON array")
 	list.Flags().BoolVar(&all, "all", false, "list sessions of every workdir")
+	list.Flags().BoolVar(&children, "sub-agents", false, "also list the sessions of sub-agents (task calls), marked with their parent")
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a session with its messages, todos and plan",
@@ -134,9 +135,25 @@ func printSessions(e *env, list []session.Listing, asJSON bool) error {
 	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tTASKS\tSTATUS\tTITLE")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.ID, r.Updated.Local().Format(time.DateTime), r.Model,
-			r.MessageCount, r.TodosDone, r.TodoCount, r.Status, firstLine(r.Title, 60))
+			r.MessageCount, r.TodosDone, r.TodoCount, r.Status, listTitle(r.Session))
 	}
 	return tw.Flush()
+}
+
+// listTitle is a session's title as the list shows it; a sub-agent's names
+// its parent.
+func listTitle(s session.Session) string {
+	if s.ParentID == "" {
+		return firstLine(s.Title, 60)
+	}
+	return "↳ " + firstLine(s.Title, 50) + " (sub-agent of " + shortID(s.ParentID) + ")"
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 // sessionDetail is `sessions show --json`.
@@ -152,6 +169,9 @@ type sessionDetail struct {
 	Messages   []shownMessage      `json:"messages"`
 	// Checkpoints are the turns undo can go back before (sessions rewind).
 	Checkpoints []checkpoint.Turn `json:"checkpoints"`
+	// Subagents are the sessions of the sub-agents this session's task
+	// calls started, newest first.
+	Subagents []session.Session `json:"subagents"`
 }
 
 // shownMessage is a stored message as sessions show prints it: images are
@@ -196,8 +216,12 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	if err != nil {
 		return withCode(ExitError, err)
 	}
+	kids, err := s.List(ctx, session.ListOptions{Parent: sess.ID})
+	if err != nil {
+		return withCode(ExitError, err)
+	}
 	d := sessionDetail{Session: sess, Status: st.Status, Todos: eventjson.TodoItems(st.Todos), Plan: st.Plan, TaskDir: st.TaskDir,
-		PlanFile: st.PlanFile, Evidence: st.Evidence, Compaction: st.Compaction, Messages: showMessages(msgs)}
+		PlanFile: st.PlanFile, Evidence: st.Evidence, Compaction: st.Compaction, Messages: showMessages(msgs), Subagents: kids}
 	if d.Status == "" {
 		d.Status = planning.StatusIdle
 	}
@@ -218,6 +242,9 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	fmt.Fprintf(w, "session  %s\ntitle    %s\nworkdir  %s\nmodel    %s\nmode     %s\nstatus   %s\ncreated  %s\nupdated  %s\n",
 		sess.ID, sess.Title, sess.Workdir, sess.Model, sess.Mode, d.Status,
 		sess.Created.Local().Format(time.DateTime), sess.Updated.Local().Format(time.DateTime))
+	if sess.ParentID != "" {
+		fmt.Fprintf(w, "parent   %s (this is a sub-agent's session)\n", sess.ParentID)
+	}
 	if d.TaskDir != "" {
 		fmt.Fprintf(w, "task dir %s\n", d.TaskDir)
 	}
@@ -233,6 +260,12 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 		writeTodos(w, d.Todos)
 	}
 	writeTurns(w, d.Checkpoints)
+	if len(kids) > 0 {
+		fmt.Fprintf(w, "\n# Sub-agents (%d; harness9 sessions show ID)\n", len(kids))
+		for _, k := range kids {
+			fmt.Fprintf(w, "%s  %d messages  %s\n", k.ID, k.MessageCount, firstLine(k.Title, 60))
+		}
+	}
 	fmt.Fprintf(w, "\n# Messages (%d)\n", len(msgs))
 	for _, m := range msgs {
 		writeMessage(w, m)

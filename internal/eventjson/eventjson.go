@@ -99,6 +99,15 @@ func RawOrEmpty(b json.RawMessage) json.RawMessage {
 // Event returns ev's JSON object, or nil for events with no JSON form
 // (text and reasoning deltas).
 func Event(ev agent.Event) Object {
+	if n, ok := ev.(agent.Nested); ok {
+		// A sub-agent's event: the inner event's object with "parent", the
+		// id of the task call that started the sub-agent, after "type".
+		inner := Event(n.Event)
+		if inner == nil {
+			return nil
+		}
+		return append(Object{inner[0], {"parent", n.Parent}}, inner[1:]...)
+	}
 	o := Object{{"type", ev.Type()}}
 	switch e := ev.(type) {
 	case agent.SessionStarted:
