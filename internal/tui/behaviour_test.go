@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -353,5 +354,30 @@ func TestSessionCost(t *testing.T) {
 		if got := strings.Contains(s, "$0.010"); got != priced {
 			t.Errorf("priced=%v: cost shown %v (want (1000*2+500*8+2000*2)/1e6 = $0.010):\n%s", priced, got, s)
 		}
+	}
+}
+
+// A sub-agent is one collapsed block under its task call: a status line
+// while it runs and after, none of its own calls as blocks, and its tokens
+// in the session's total.
+func TestSubagentCollapsedBlock(t *testing.T) {
+	f := newFake()
+	h := newHarness(t, testOptions(f), 120, 24)
+	h.m.handleEvent(agent.ToolCall{ID: "t1", Name: "task", Input: json.RawMessage(`{"description":"find the parser","prompt":"p"}`)})
+	for i := range 12 {
+		h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.ToolCall{ID: fmt.Sprint("c", i), Name: "read_file", Input: json.RawMessage(`{"path":"secret-child-file.go"}`)}})
+	}
+	h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.UsageUpdate{Usage: llm.Usage{InputTokens: 3000, OutputTokens: 100}}})
+	s := h.screen()
+	if !strings.Contains(s, "find the parser") || !strings.Contains(s, "12 tool calls · 3.1k tokens") {
+		t.Errorf("running sub-agent block:\n%s", s)
+	}
+	if strings.Contains(s, "secret-child-file.go") {
+		t.Errorf("a sub-agent's own calls are shown as blocks:\n%s", s)
+	}
+	h.m.handleEvent(agent.ToolResult{ID: "t1", Name: "task", Output: "The parser is in parse.go.\n\n[sub-agent ...]"})
+	s = h.screen()
+	if !strings.Contains(s, "12 tool calls · 3.1k tokens · The parser is in parse.go.") || !strings.Contains(s, "3.1k tok") {
+		t.Errorf("finished sub-agent block:\n%s", s)
 	}
 }

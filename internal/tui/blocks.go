@@ -38,6 +38,8 @@ type block struct {
 	isError, done     bool
 	live              string // output so far while the call runs (agent.ToolOutput)
 	expanded          bool   // show the whole result, not its summary (Ctrl+O)
+	// a sub-agent's task call (agent.Nested events)
+	subCalls, subTokens int
 	// todos
 	todos []planning.TodoItem
 	// plan

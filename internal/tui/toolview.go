@@ -42,7 +42,7 @@ func keyArg(name string, input json.RawMessage) string {
 		}
 		return p
 	}
-	for _, k := range []string{"command", "path", "name", "query", "url"} {
+	for _, k := range []string{"command", "path", "name", "query", "url", "description"} {
 		if s := str(k); s != "" {
 			if k == "path" {
 				s += lineRange(args)
