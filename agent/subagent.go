@@ -142,6 +142,9 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 		WithPermissionStore(e.cfg.savePermission), WithResultHook(e.cfg.resultHook),
 		WithSubagents(e.cfg.subagents), WithSubagentLimits(e.cfg.subParallel, e.cfg.subDepth, e.cfg.subTurns),
 		childOf(e.SessionID(), req.Description, e.cfg.depth+1),
+		// The user's hooks guard a sub-agent's calls as they guard the
+		// parent's: delegating must not get around a pre_tool_use hook.
+		WithHooks(e.cfg.hooks),
 	}
 	if e.ws != nil {
 		opts = append(opts, WithWorkspace(e.ws))

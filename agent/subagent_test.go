@@ -109,11 +109,7 @@ func TestSubagentsParallelInPlanMode(t *testing.T) {
 			}
 		}
 	}
-	res := resultsOf(evs)
-	var top []agent.ToolResult
-	for _, r := range res {
-		top = append(top, r)
-	}
+	top := resultsOf(evs) // nested results are wrapped, so these are the parent's
 	if len(top) != 2 || top[0].ID != "t1" || top[1].ID != "t2" || top[0].IsError || top[1].IsError {
 		t.Fatalf("task results = %+v", top)
 	}
