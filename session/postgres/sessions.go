@@ -14,14 +14,16 @@ import (
 )
 
 // sessionColumns is the select list scanRow reads, over sessions AS s.
-const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.msg_count`
+const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id, s.msg_count`
 
 // listQuery lists sessions with their saved state (NULL when none was
 // saved); $1 is a workdir to filter by, or "" for all, $2 a limit (NULL:
-// none).
+// none), $3 a parent id whose children alone are listed, or "" for none,
+// $4 whether sub-agent sessions are included when $3 is "".
 const listQuery = `SELECT ` + sessionColumns + `, st.state FROM harness9.sessions AS s
 	LEFT JOIN harness9.session_state AS st ON st.session_id = s.id
-	WHERE $1::text = '' OR s.workdir = $1::text
+	WHERE ($1::text = '' OR s.workdir = $1::text)
+	AND (CASE WHEN $3::text <> '' THEN s.parent_id = $3::text ELSE $4::boolean OR s.parent_id = '' END)
 	ORDER BY s.updated DESC, s.id DESC LIMIT $2`
 
 const getQuery = `SELECT ` + sessionColumns + ` FROM harness9.sessions AS s WHERE s.id = $1`
@@ -38,9 +40,9 @@ func (s *Store) Create(ctx context.Context, sess *session.Session) error {
 	if sess.Updated.IsZero() {
 		sess.Updated = sess.Created
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO harness9.sessions (id, created, updated, workdir, model, title, mode)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		sess.ID, nanos(sess.Created), nanos(sess.Updated), sess.Workdir, sess.Model, sess.Title, sess.Mode.String())
+	_, err := s.pool.Exec(ctx, `INSERT INTO harness9.sessions (id, created, updated, workdir, model, title, mode, parent_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		sess.ID, nanos(sess.Created), nanos(sess.Updated), sess.Workdir, sess.Model, sess.Title, sess.Mode.String(), sess.ParentID)
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create session: id %q is already in use", sess.ID)
 	}
@@ -144,7 +146,7 @@ func (s *Store) list(ctx context.Context, opts session.ListOptions, fn func(sess
 		n := int64(opts.Limit)
 		limit = &n
 	}
-	rows, err := s.pool.Query(ctx, listQuery, opts.Workdir, limit)
+	rows, err := s.pool.Query(ctx, listQuery, opts.Workdir, limit, opts.Parent, opts.IncludeChildren)
 	if err != nil {
 		return err
 	}
@@ -204,7 +206,7 @@ func scanRow(r pgx.Row, withState bool) (session.Session, []byte, error) {
 		count            int32
 		state            *string
 	)
-	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &count}
+	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.ParentID, &count}
 	if withState {
 		dest = append(dest, &state)
 	}
