@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -127,23 +126,10 @@ func boolRank(b bool) int {
 
 // discoverIn reads every <dir>/*/SKILL.md in ws, in directory order.
 func discoverIn(ws *tool.Workspace, dir string, src Source) ([]Skill, []error) {
-	d, fi, err := ws.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err == nil && !fi.IsDir() {
-		err = errors.New("not a directory")
-	}
+	entries, err := ws.ReadDir(dir)
 	if err != nil {
-		_ = closeIf(d)
 		return nil, []error{fmt.Errorf("skills directory %s: %w", filepath.Join(ws.Root(), dir), err)}
 	}
-	entries, err := d.ReadDir(-1)
-	_ = d.Close()
-	if err != nil && len(entries) == 0 {
-		return nil, []error{fmt.Errorf("skills directory %s: %w", filepath.Join(ws.Root(), dir), err)}
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var skills []Skill
 	var errs []error
 	for _, e := range entries {
@@ -166,13 +152,6 @@ func discoverIn(ws *tool.Workspace, dir string, src Source) ([]Skill, []error) {
 		skills = append(skills, s)
 	}
 	return skills, errs
-}
-
-func closeIf(f *os.File) error {
-	if f == nil {
-		return nil
-	}
-	return f.Close()
 }
 
 // Load reads one SKILL.md. It fails when the file cannot be read, has no

@@ -19,7 +19,6 @@ package slashcmd
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -123,25 +122,10 @@ func Discover(workdir, home string, reserved []string) ([]Command, []error) {
 }
 
 func discoverIn(ws *tool.Workspace, dir string, src Source) ([]Command, []error) {
-	d, fi, err := ws.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err == nil && !fi.IsDir() {
-		err = errors.New("not a directory")
-	}
+	entries, err := ws.ReadDir(dir)
 	if err != nil {
-		if d != nil {
-			_ = d.Close()
-		}
 		return nil, []error{fmt.Errorf("commands directory %s: %w", filepath.Join(ws.Root(), dir), err)}
 	}
-	entries, err := d.ReadDir(-1)
-	_ = d.Close()
-	if err != nil && len(entries) == 0 {
-		return nil, []error{fmt.Errorf("commands directory %s: %w", filepath.Join(ws.Root(), dir), err)}
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var out []Command
 	var errs []error
 	for _, e := range entries {

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -178,25 +177,10 @@ func Discover(workdir, home string) ([]Definition, []error) {
 }
 
 func discoverIn(ws *tool.Workspace, dir string) ([]Definition, []error) {
-	d, fi, err := ws.Open(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err == nil && !fi.IsDir() {
-		err = errors.New("not a directory")
-	}
+	entries, err := ws.ReadDir(dir)
 	if err != nil {
-		if d != nil {
-			_ = d.Close()
-		}
 		return nil, []error{fmt.Errorf("agents directory %s: %w", filepath.Join(ws.Root(), dir), err)}
 	}
-	entries, err := d.ReadDir(-1)
-	_ = d.Close()
-	if err != nil && len(entries) == 0 {
-		return nil, []error{fmt.Errorf("agents directory %s: %w", filepath.Join(ws.Root(), dir), err)}
-	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var defs []Definition
 	var errs []error
 	for _, e := range entries {

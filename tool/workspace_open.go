@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/harness9/harness9/internal/atomicfile"
 )
@@ -196,4 +198,29 @@ func readAll(r io.Reader, n int64) ([]byte, error) {
 		r = io.LimitReader(r, n)
 	}
 	return io.ReadAll(r)
+}
+
+// ReadDir lists the directory at path, opened like Open (beneath the
+// root, deny list applied), its entries sorted by name. A directory that
+// does not exist has no entries and is no error, so callers that discover
+// optional files (skills, commands, agents) need no special case; what is
+// there but is not a directory is an error.
+func (w *Workspace) ReadDir(path string) ([]fs.DirEntry, error) {
+	d, fi, err := w.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if !fi.IsDir() {
+		return nil, errors.New("not a directory")
+	}
+	entries, err := d.ReadDir(-1)
+	if err != nil && len(entries) == 0 {
+		return nil, err
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }

@@ -275,3 +275,36 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+func TestReadDir(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []string{"b.md", "a.md", "c.md"} {
+		if err := os.WriteFile(filepath.Join(root, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.md"), nil, 0o644)
+	os.Symlink(outside, filepath.Join(root, "out"))
+	ws, err := NewWorkspace(root, WithHome(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := ws.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if err != nil || strings.Join(names, ",") != "a.md,b.md,c.md,out" {
+		t.Errorf("ReadDir(.) = %v, %v", names, err)
+	}
+	if entries, err := ws.ReadDir("missing"); entries != nil || err != nil {
+		t.Errorf("a missing directory: %v, %v", entries, err)
+	}
+	if _, err := ws.ReadDir("a.md"); err == nil {
+		t.Error("a file listed as a directory")
+	}
+	if entries, err := ws.ReadDir("out"); err == nil {
+		t.Errorf("listed a directory outside the workspace through a symlink: %v", entries)
+	}
+}
