@@ -249,3 +249,36 @@ func TestPermissionAllowOnce(t *testing.T) {
 		t.Errorf("1 Enter did not allow")
 	}
 }
+
+// Two questions at once (sub-agents in parallel): the second waits behind
+// the first and opens when it is answered; none is dropped.
+func TestPermissionQuestionsQueue(t *testing.T) {
+	f := newFake()
+	req := func(id, path string) *agent.ApprovalRequest {
+		return &agent.ApprovalRequest{Call: llm.ToolCall{ID: id, Name: "write_file", Input: json.RawMessage(`{"path":"` + path + `"}`)}}
+	}
+	f.streams["run"] = []agent.Event{req("a", "first.go"), req("b", "second.go")}
+	f.block = true
+	h := newHarness(t, testOptions(f), 90, 30)
+	h.typeText("go")
+	h.key("enter")
+	t.Cleanup(func() {
+		h.key("ctrl+c")
+		h.waitIdle()
+	})
+	if h.m.perm == nil || h.m.perm.req.Call.ID != "a" || len(h.m.permQueue) != 1 {
+		t.Fatalf("first question: perm %v, queue %d", h.m.perm, len(h.m.permQueue))
+	}
+	h.key("1")
+	h.key("enter")
+	if h.m.perm == nil || h.m.perm.req.Call.ID != "b" {
+		t.Fatalf("the second question did not open after the first was answered: %v", h.m.perm)
+	}
+	if !strings.Contains(h.screen(), "second.go") {
+		t.Errorf("screen:\n%s", h.screen())
+	}
+	h.key("esc")
+	if h.m.perm != nil || len(h.m.permQueue) != 0 {
+		t.Errorf("after both answers: perm %v, queue %d", h.m.perm, len(h.m.permQueue))
+	}
+}

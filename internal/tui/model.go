@@ -67,8 +67,9 @@ type model struct {
 
 	setup       *SetupInfo
 	quitArmed   bool
-	expandTools bool     // Ctrl+O: tool results shown whole
-	files       []string // the workdir's files for @ completion, once listed
+	permQueue   []*agent.ApprovalRequest // questions waiting behind the open one
+	expandTools bool                     // Ctrl+O: tool results shown whole
+	files       []string                 // the workdir's files for @ completion, once listed
 	// The session's token totals since it was opened here, and their cost
 	// when every model used has a price (costKnown).
 	totalIn, totalOut int

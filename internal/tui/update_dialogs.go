@@ -85,6 +85,9 @@ func (m *model) permissionKey(k tea.KeyPressMsg) tea.Cmd {
 	m.perm.req.Respond(ans.decision, ans.reason)
 	name, rules := m.perm.req.Call.Name, m.perm.req.Rules
 	m.perm = nil
+	if len(m.permQueue) > 0 {
+		m.perm, m.permQueue = newPermissionDialog(m.permQueue[0]), m.permQueue[1:]
+	}
 	m.layout()
 	switch ans.decision {
 	case agent.AllowSession:

@@ -96,6 +96,13 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.sawError = true
 		m.errorLine("✗ " + ev.Message)
 	case *agent.ApprovalRequest:
+		if m.perm != nil {
+			// Sub-agents running in parallel can ask at once: each
+			// question waits its turn, none is dropped (its tool would
+			// wait for an answer that never comes).
+			m.permQueue = append(m.permQueue, ev)
+			return nil
+		}
 		m.perm = newPermissionDialog(ev)
 		m.layout()
 	case agent.Done:
@@ -191,6 +198,7 @@ func (m *model) handleStreamEnd() tea.Cmd {
 	if m.perm != nil { // the run ended while asking: nobody waits any more
 		m.perm = nil
 	}
+	m.permQueue = nil
 	for id, b := range m.calls { // calls that never got a result
 		b.done, b.isError, b.result, b.dirty = true, true, "interrupted", true
 		delete(m.calls, id)

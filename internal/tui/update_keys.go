@@ -166,6 +166,10 @@ func (m *model) cancelTurn() {
 		m.perm.req.Respond(agent.Deny, "the user cancelled the turn")
 		m.perm = nil
 	}
+	for _, req := range m.permQueue {
+		req.Respond(agent.Deny, "the user cancelled the turn")
+	}
+	m.permQueue = nil
 }
 
 // submit sends the input: a slash command, or a prompt (queued while the
