@@ -304,7 +304,7 @@ func (rt *wiring) Close() {
 func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
 	out := map[string]mcptool.ServerConfig{}
 	if projectTrusted(c) {
-		fromFile, err := projectMCP(c)
+		fromFile, err := projectMCP(c, os.LookupEnv)
 		if err != nil {
 			return nil, err
 		}
@@ -318,13 +318,14 @@ func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
 	return out, nil
 }
 
-// projectMCP reads the workdir's .mcp.json, if any.
-func projectMCP(c *config.Config) (map[string]mcptool.ServerConfig, error) {
+// projectMCP reads the workdir's .mcp.json, if any, expanding ${VAR}
+// through lookup (nil: as written).
+func projectMCP(c *config.Config, lookup func(string) (string, bool)) (map[string]mcptool.ServerConfig, error) {
 	path := filepath.Join(c.Workdir, ".mcp.json")
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil
 	}
-	return mcptool.LoadMCPJSON(path)
+	return mcptool.LoadMCPJSON(path, lookup)
 }
 
 func systemPrompt(workdir, home string, skills []skill.Skill) string {

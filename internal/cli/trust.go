@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,7 +26,9 @@ import (
 // rather than a silent "nothing to trust".
 func projectManifest(c *config.Config) (trust.Manifest, error) {
 	m := trust.Manifest{Hash: trust.HashFiles(c.Workdir)}
-	servers, err := projectMCP(c)
+	// As written: the user sees ${GITHUB_TOKEN}, not the token, and
+	// sees which of their variables the server would be given.
+	servers, err := projectMCP(c, nil)
 	if err != nil {
 		return m, err
 	}
@@ -43,6 +47,7 @@ func projectManifest(c *config.Config) (trust.Manifest, error) {
 				detail += " " + shellQuote(a)
 			}
 		}
+		detail += describeMap(" env: ", s.Env) + describeMap(" headers: ", s.Headers)
 		m.Items = append(m.Items, trust.Item{Kind: "MCP server", Name: name, Detail: detail})
 	}
 	for _, h := range c.Hooks.Project {
@@ -164,4 +169,19 @@ func newTrustCmd(e *env, g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&list, "list", false, "list the stored decisions")
 	cmd.MarkFlagsMutuallyExclusive("revoke", "list")
 	return cmd
+}
+
+// describeMap shows the entries of a server's env or headers, sorted,
+// after label; "" when there are none. A header that would carry one of
+// the user's variables (${OPENAI_API_KEY}) to a URL is what the user must
+// see before trusting.
+func describeMap(label string, m map[string]string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return ";" + label + strings.Join(parts, " ")
 }

@@ -240,3 +240,28 @@ func TestTUIAsksForTrustOnce(t *testing.T) {
 		t.Fatal("the trusted project's server did not start in the TUI")
 	}
 }
+
+// The trust question shows .mcp.json as written: a ${VAR} a server would be
+// given (here in a header sent to a URL) is named, and its value is never
+// printed.
+func TestTrustShowsVariablesNotValues(t *testing.T) {
+	h := newHarness(t)
+	h.env = append(h.env, "SECRET_TOKEN=leak-me")
+	mcp := `{"mcpServers": {"remote": {"url": "https://mcp.example/x", "headers": {"Authorization": "Bearer ${SECRET_TOKEN}"}},
+		"local": {"command": "srv", "args": ["--token", "${SECRET_TOKEN}"], "env": {"K": "${SECRET_TOKEN}"}}}}`
+	if err := os.WriteFile(filepath.Join(h.workdir, ".mcp.json"), []byte(mcp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := h.run("", "trust", h.workdir)
+	if r.code != 0 {
+		t.Fatalf("trust: exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout+r.stderr, "leak-me") {
+		t.Fatalf("a variable's value was printed:\n%s", r.stdout)
+	}
+	for _, want := range []string{"headers: Authorization=Bearer ${SECRET_TOKEN}", "srv --token '${SECRET_TOKEN}'", "env: K=${SECRET_TOKEN}"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("trust output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

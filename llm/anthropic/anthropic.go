@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"os"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -94,21 +93,13 @@ func WithPromptCache(on bool) Option {
 	return func(c *config) { c.cache = on }
 }
 
-// New returns a Provider. A provider named "anthropic" (the default) falls
-// back to the ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL environment variables
-// when WithAPIKey or WithBaseURL are not given; no other environment is read.
+// New returns a Provider. It reads no environment: the key and the base URL
+// are what WithAPIKey and WithBaseURL give (harness9's CLI passes
+// ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL).
 func New(opts ...Option) *Provider {
 	c := config{name: "anthropic", maxTokens: DefaultMaxTokens, cache: true}
 	for _, o := range opts {
 		o(&c)
-	}
-	if c.name == "anthropic" {
-		if !c.keySet {
-			c.apiKey = os.Getenv("ANTHROPIC_API_KEY")
-		}
-		if !c.urlSet {
-			c.baseURL = os.Getenv("ANTHROPIC_BASE_URL")
-		}
 	}
 	if c.baseURL == "" {
 		c.baseURL = DefaultBaseURL

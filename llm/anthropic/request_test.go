@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/harness9/harness9/llm"
@@ -91,15 +92,18 @@ func TestRequestOptions(t *testing.T) {
 	}
 }
 
-func TestEnvironment(t *testing.T) {
+// The provider reads no environment: ANTHROPIC_API_KEY and
+// ANTHROPIC_BASE_URL take effect only when the program passes them.
+func TestEnvironmentIsNotRead(t *testing.T) {
 	s := newServer(t, sse(textReply("ok")...))
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
-	t.Setenv("ANTHROPIC_BASE_URL", s.URL)
-	if _, err := collect(New(), simpleReq); err != nil {
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	if _, err := collect(New(WithBaseURL(s.URL)), simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Header(0).Get("Authorization"); got != "Bearer sk-ant-env" {
-		t.Errorf("authorization = %q", got)
+	h := s.Header(0)
+	if got := h.Get("Authorization") + h.Get("X-Api-Key"); strings.Contains(got, "sk-ant-env") {
+		t.Errorf("the environment's key was sent: %q", got)
 	}
 }
 

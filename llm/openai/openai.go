@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"os"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/internal/reqcache"
@@ -84,22 +83,14 @@ func WithMaxTokens(n int) Option {
 	return func(c *config) { c.maxTokens = n }
 }
 
-// New returns a Provider. A provider named "openai" (the default) falls back
-// to the OPENAI_API_KEY and OPENAI_BASE_URL environment variables when
-// WithAPIKey or WithBaseURL are not given; providers with another name read
-// no environment, so a local server never receives the OpenAI key.
+// New returns a Provider. It reads no environment: the key and the base URL
+// are what WithAPIKey and WithBaseURL give (a program that wants
+// OPENAI_API_KEY passes os.Getenv("OPENAI_API_KEY"), as harness9's CLI
+// does), so a library user's provider never picks up a key by accident.
 func New(opts ...Option) *Provider {
 	c := config{name: "openai"}
 	for _, o := range opts {
 		o(&c)
-	}
-	if c.name == "openai" {
-		if !c.keySet {
-			c.apiKey = os.Getenv("OPENAI_API_KEY")
-		}
-		if !c.urlSet {
-			c.baseURL = os.Getenv("OPENAI_BASE_URL")
-		}
 	}
 	if c.baseURL == "" {
 		c.baseURL = DefaultBaseURL

@@ -83,24 +83,23 @@ func TestCompatibleServerUsesMaxTokens(t *testing.T) {
 	}
 }
 
-func TestEnvironment(t *testing.T) {
+// The provider reads no environment: a key in OPENAI_API_KEY is not sent
+// unless the program passes it, and the base URL is only what it is given.
+func TestEnvironmentIsNotRead(t *testing.T) {
 	s := newServer(t, sse(true, roleChunk(), finishChunk("stop")))
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
-	t.Setenv("OPENAI_BASE_URL", s.URL+"/v1")
-
-	// The default "openai" provider reads the environment...
-	if _, err := collect(New(), simpleReq); err != nil {
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	if _, err := collect(New(WithBaseURL(s.URL+"/v1")), simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Header(0).Get("Authorization"); got != "Bearer sk-from-env" {
-		t.Errorf("Authorization = %q, want the env key", got)
+	if got := s.Header(0).Get("Authorization"); got != "" {
+		t.Errorf("Authorization = %q: the environment's key was sent", got)
 	}
-	// ...a named compatible provider never sends the OpenAI key elsewhere.
-	if _, err := collect(New(WithName("ollama"), WithBaseURL(s.URL+"/v1")), simpleReq); err != nil {
+	if _, err := collect(New(WithName("ollama"), WithBaseURL(s.URL+"/v1"), WithAPIKey("sk-given")), simpleReq); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Header(1).Get("Authorization"); got != "" {
-		t.Errorf("Authorization = %q sent to ollama", got)
+	if got := s.Header(1).Get("Authorization"); got != "Bearer sk-given" {
+		t.Errorf("Authorization = %q, want the given key", got)
 	}
 }
 

@@ -80,8 +80,9 @@ type mcpJSON struct {
 // LoadMCPJSON reads a .mcp.json file ({"mcpServers": {name: config}}). A
 // missing file is an error wrapping os.ErrNotExist, so callers can treat it
 // as "no servers". ${VAR} and ${VAR:-default} in args, env values, url and
-// headers are expanded from the environment, as other agents do.
-func LoadMCPJSON(path string) (map[string]ServerConfig, error) {
+// headers are expanded through lookup (os.LookupEnv, as other agents do);
+// a nil lookup leaves them as written, to show the file as it is.
+func LoadMCPJSON(path string, lookup func(string) (string, bool)) (map[string]ServerConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading MCP config: %w", err)
@@ -92,14 +93,19 @@ func LoadMCPJSON(path string) (map[string]ServerConfig, error) {
 	}
 	out := make(map[string]ServerConfig, len(f.MCPServers))
 	for name, c := range f.MCPServers {
-		out[name] = ExpandEnv(c)
+		out[name] = ExpandEnv(c, lookup)
 	}
 	return out, nil
 }
 
-// ExpandEnv returns c with ${VAR} and ${VAR:-default} expanded from the
-// environment in Command, Args, Env values, URL and Headers.
-func ExpandEnv(c ServerConfig) ServerConfig {
+// ExpandEnv returns c with ${VAR} and ${VAR:-default} expanded through
+// lookup in Command, Args, Env values, URL and Headers; a nil lookup
+// returns c unchanged.
+func ExpandEnv(c ServerConfig, lookup func(string) (string, bool)) ServerConfig {
+	if lookup == nil {
+		return c
+	}
+	expand := func(s string) string { return expand(s, lookup) }
 	c.Command = expand(c.Command)
 	c.URL = expand(c.URL)
 	if c.Args != nil {
@@ -109,25 +115,25 @@ func ExpandEnv(c ServerConfig) ServerConfig {
 		}
 		c.Args = args
 	}
-	c.Env = expandMap(c.Env)
-	c.Headers = expandMap(c.Headers)
+	c.Env = expandMap(c.Env, lookup)
+	c.Headers = expandMap(c.Headers, lookup)
 	return c
 }
 
-func expandMap(m map[string]string) map[string]string {
+func expandMap(m map[string]string, lookup func(string) (string, bool)) map[string]string {
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[k] = expand(v)
+		out[k] = expand(v, lookup)
 	}
 	return out
 }
 
 // expand replaces ${VAR} and ${VAR:-default}; a bare $ is left alone so
 // commands and URLs containing it pass through.
-func expand(s string) string {
+func expand(s string, lookup func(string) (string, bool)) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
@@ -143,7 +149,7 @@ func expand(s string) string {
 		}
 		b.WriteString(s[:i])
 		name, def, hasDef := strings.Cut(s[i+2:i+j], ":-")
-		if v, ok := os.LookupEnv(name); ok && (v != "" || !hasDef) {
+		if v, ok := lookup(name); ok && (v != "" || !hasDef) {
 			b.WriteString(v)
 		} else {
 			b.WriteString(def)

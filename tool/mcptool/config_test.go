@@ -22,7 +22,7 @@ func TestLoadMCPJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadMCPJSON(path)
+	got, err := LoadMCPJSON(path, os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,12 +34,12 @@ func TestLoadMCPJSON(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 
-	if _, err := LoadMCPJSON(filepath.Join(t.TempDir(), "none.json")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := LoadMCPJSON(filepath.Join(t.TempDir(), "none.json"), os.LookupEnv); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"mcpServers": [`), 0o644)
-	if _, err := LoadMCPJSON(bad); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+	if _, err := LoadMCPJSON(bad, os.LookupEnv); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
 		t.Errorf("bad file: %v", err)
 	}
 }
