@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
