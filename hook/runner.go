@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -50,7 +49,8 @@ func WithSandbox(sb *sandbox.Sandbox) Option { return func(r *Runner) { r.sb = s
 // and each is reported as a failure that says why.
 func WithUnconfined(allow bool) Option { return func(r *Runner) { r.unconfined = allow } }
 
-// WithEnv is the environment hooks start from (default: the process's),
+// WithEnv is the environment hooks start from (default: only PATH, see
+// sandbox.BaseEnv; harness9's CLI passes os.Environ()),
 // before secrets are scrubbed (sandbox.ScrubEnv).
 func WithEnv(env []string) Option { return func(r *Runner) { r.env = env } }
 
@@ -93,9 +93,7 @@ func New(workdir string, hooks []Hook, opts ...Option) (*Runner, error) {
 	for _, o := range opts {
 		o(r)
 	}
-	if r.env == nil {
-		r.env = os.Environ()
-	}
+	r.env = sandbox.BaseEnv(r.env)
 	for n := range r.hide {
 		delete(r.keep, n)
 	}

@@ -24,6 +24,21 @@ func IsSecretName(name string) bool {
 	return false
 }
 
+// DefaultPath is the PATH of a child whose program gave it no environment.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// BaseEnv returns env, or, when env is nil, the environment of a child
+// whose program gave none: PATH=DefaultPath and nothing else. The library
+// never hands the process's own environment to a child by itself (unlike
+// os/exec's nil Env): a program passes it explicitly (harness9's CLI passes
+// os.Environ()), and it is scrubbed (ScrubEnv) on the way.
+func BaseEnv(env []string) []string {
+	if env == nil {
+		return []string{"PATH=" + DefaultPath}
+	}
+	return env
+}
+
 // ScrubEnv returns environ without secret variables (IsSecretName) and
 // without the names in hide, except those in keep. Every child the harness
 // starts for the model or a repository (bash, MCP servers, hooks) gets its

@@ -90,6 +90,7 @@ func (w *world) port() string {
 func (w *world) run(t *testing.T, p Policy, command string, opts ...StartOption) (string, error) {
 	t.Helper()
 	cmd := exec.Command("bash", "-c", command)
+	cmd.Env = os.Environ() // as harness9's CLI passes it: the policy scrubs it
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 2 * time.Second

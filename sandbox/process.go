@@ -75,11 +75,7 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy, opts ...StartOption) (*Process,
 			return nil, fmt.Errorf("sandbox: creating the scratch directory: %w", err)
 		}
 	}
-	base := cmd.Env
-	if base == nil {
-		base = os.Environ()
-	}
-	cmd.Env = s.policyEnv(base, p, scratch)
+	cmd.Env = s.policyEnv(BaseEnv(cmd.Env), p, scratch)
 	for _, k := range slices.Sorted(maps.Keys(so.env)) {
 		cmd.Env = setEnv(cmd.Env, k, so.env[k])
 	}

@@ -23,24 +23,23 @@ var MemoryFiles = []string{AgentsFile, "CLAUDE.md", "GEMINI.md"}
 // given a non-positive max.
 const DefaultAgentsMax = 32 << 10
 
-// LoadAgentsMD returns the content of <workdir>/AGENTS.md, capped at max bytes
-// (DefaultAgentsMax when max <= 0) with a note when it was cut. It returns ""
-// when there is no such file or it cannot be read. The file is opened
-// through a tool.Workspace on workdir: an AGENTS.md that is a symlink
-// leading out of the workdir or into ~/.ssh (and the rest of the deny
-// list), or a FIFO, is not read, so it cannot put a key into the system
-// prompt or hang the start.
-func LoadAgentsMD(workdir string, max int) string {
-	_, content := LoadMemory(workdir, max)
+// LoadAgentsMD returns the content of AGENTS.md at the root of the project
+// workspace ws, capped at max bytes (DefaultAgentsMax when max <= 0) with a
+// note when it was cut. It returns "" when there is no such file, it cannot
+// be read, or ws is nil. The file is opened through ws: an AGENTS.md that
+// is a symlink leading out of the workdir or into the workspace's deny list
+// (~/.ssh ... when ws was given the home directory), or a FIFO, is not
+// read, so it cannot put a key into the system prompt or hang the start.
+func LoadAgentsMD(ws *tool.Workspace, max int) string {
+	_, content := LoadMemory(ws, max)
 	return content
 }
 
-// LoadMemory returns the first of MemoryFiles found at workdir's root as a
+// LoadMemory returns the first of MemoryFiles found at ws's root as a
 // regular file, by name, with its content capped like LoadAgentsMD's. name
-// is "" when there is none.
-func LoadMemory(workdir string, max int) (name, content string) {
-	ws, err := tool.NewWorkspace(workdir)
-	if err != nil {
+// is "" when there is none or ws is nil.
+func LoadMemory(ws *tool.Workspace, max int) (name, content string) {
+	if ws == nil {
 		return "", ""
 	}
 	return LoadMemoryFrom(ws, max, MemoryFiles...)
@@ -87,15 +86,11 @@ func readCapped(ws *tool.Workspace, path string, max int) string {
 }
 
 // NearestAgentsMD returns the AGENTS.md nearest to path (a file, relative to
-// workdir or absolute): the first found walking from the directory the
+// ws's root or absolute): the first found walking from the directory the
 // file's path really leads to (symlinks followed, as the file tools follow
-// them) up to and including workdir. ok is false when there is none or path
-// leads outside workdir.
-func NearestAgentsMD(workdir, path string) (file string, ok bool) {
-	ws, err := tool.NewWorkspace(workdir)
-	if err != nil {
-		return "", false
-	}
+// them) up to and including the root. ok is false when there is none or
+// path leads outside the workspace.
+func NearestAgentsMD(ws *tool.Workspace, path string) (file string, ok bool) {
 	file, _, ok = nearest(ws, path)
 	return file, ok
 }
@@ -103,7 +98,7 @@ func NearestAgentsMD(workdir, path string) (file string, ok bool) {
 // nearest finds the AGENTS.md nearest to path in ws; dir is its directory
 // relative to the root ("." for the root).
 func nearest(ws *tool.Workspace, path string) (file, dir string, ok bool) {
-	if path == "" {
+	if ws == nil || path == "" {
 		return "", "", false
 	}
 	abs, err := ws.Resolve(path)
@@ -129,17 +124,16 @@ func nearest(ws *tool.Workspace, path string) (file, dir string, ok bool) {
 // NestedAgentsHook returns a hook for the run loop to call after each tool
 // call. When a successful call whose "path" argument names a file or
 // directory (tools are known by their input, not their name) touches
-// something below a subdirectory of workdir holding its own AGENTS.md (the
+// something below a subdirectory of ws's root holding its own AGENTS.md (the
 // nearest one wins), that file's content, capped at max bytes, is appended to the
 // result, once per AGENTS.md for the hook's lifetime (make one hook per
 // session). The workdir's own AGENTS.md is never appended; it is in the
 // system prompt already. The hook is safe for concurrent use.
-func NestedAgentsHook(workdir string, max int) func(toolName string, input json.RawMessage, result *tool.Result) {
-	ws, wsErr := tool.NewWorkspace(workdir)
+func NestedAgentsHook(ws *tool.Workspace, max int) func(toolName string, input json.RawMessage, result *tool.Result) {
 	var mu sync.Mutex
 	shown := map[string]bool{}
 	return func(toolName string, input json.RawMessage, result *tool.Result) {
-		if wsErr != nil || result == nil || result.IsError {
+		if ws == nil || result == nil || result.IsError {
 			return
 		}
 		var in struct {

@@ -13,16 +13,16 @@ import (
 
 func TestLoadAgentsMD(t *testing.T) {
 	dir := t.TempDir()
-	if got := LoadAgentsMD(dir, 100); got != "" {
+	if got := LoadAgentsMD(openWS(t, dir, ""), 100); got != "" {
 		t.Errorf("missing file = %q", got)
 	}
 	write(t, filepath.Join(dir, "AGENTS.md"), "# Project\nUse make test.\n")
-	if got := LoadAgentsMD(dir, 100); got != "# Project\nUse make test." {
+	if got := LoadAgentsMD(openWS(t, dir, ""), 100); got != "# Project\nUse make test." {
 		t.Errorf("small file = %q", got)
 	}
 	long := strings.Repeat("line of notes ünïcode\n", 100)
 	write(t, filepath.Join(dir, "AGENTS.md"), long)
-	got := LoadAgentsMD(dir, 500)
+	got := LoadAgentsMD(openWS(t, dir, ""), 500)
 	head, note, ok := strings.Cut(got, "\n\n[AGENTS.md truncated")
 	if !ok {
 		t.Fatalf("no truncation note:\n%s", got)
@@ -33,7 +33,7 @@ func TestLoadAgentsMD(t *testing.T) {
 	if !strings.Contains(note, "of 2400 bytes") {
 		t.Errorf("note = %q", note)
 	}
-	if got := LoadAgentsMD(dir, 0); strings.Contains(got, "truncated") {
+	if got := LoadAgentsMD(openWS(t, dir, ""), 0); strings.Contains(got, "truncated") {
 		t.Error("default cap truncated a 2.4 KB file")
 	}
 }
@@ -57,7 +57,7 @@ func TestNearestAgentsMD(t *testing.T) {
 		{"", "", false},
 	}
 	for _, tt := range tests {
-		file, ok := NearestAgentsMD(root, tt.path)
+		file, ok := NearestAgentsMD(openWS(t, root, ""), tt.path)
 		if ok != tt.ok {
 			t.Errorf("%s: ok = %v", tt.path, ok)
 			continue
@@ -66,7 +66,7 @@ func TestNearestAgentsMD(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tt.path, file, tt.want)
 		}
 	}
-	if _, ok := NearestAgentsMD(t.TempDir(), "a/b.go"); ok {
+	if _, ok := NearestAgentsMD(openWS(t, t.TempDir(), ""), "a/b.go"); ok {
 		t.Error("found an AGENTS.md in an empty workdir")
 	}
 }
@@ -76,7 +76,7 @@ func TestNestedAgentsHook(t *testing.T) {
 	write(t, filepath.Join(root, "AGENTS.md"), "root notes")
 	write(t, filepath.Join(root, "svc", "AGENTS.md"), "svc notes: run go test ./svc/...")
 	write(t, filepath.Join(root, "web", "AGENTS.md"), strings.Repeat("w", 1000))
-	hook := NestedAgentsHook(root, 100)
+	hook := NestedAgentsHook(openWS(t, root, ""), 100)
 
 	run := func(name, path string, isErr bool) string {
 		in, _ := json.Marshal(map[string]string{"path": path})
@@ -136,7 +136,7 @@ func TestNestedAgentsHookSymlinkedWorkdir(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Skip("symlinks not supported:", err)
 	}
-	hook := NestedAgentsHook(link, 0)
+	hook := NestedAgentsHook(openWS(t, link, ""), 0)
 	res := tool.Result{Output: "ok"}
 	// The tool reports the resolved path; the hook was given the link.
 	in, _ := json.Marshal(map[string]string{"path": filepath.Join(real, "svc", "a.go")})
@@ -144,4 +144,15 @@ func TestNestedAgentsHookSymlinkedWorkdir(t *testing.T) {
 	if !strings.Contains(res.Output, "[AGENTS.md from svc]") {
 		t.Errorf("output = %q", res.Output)
 	}
+}
+
+// openWS opens dir as the project workspace, with home's deny list when
+// home is not "" (as the CLI passes the user's home directory).
+func openWS(t *testing.T, dir, home string) *tool.Workspace {
+	t.Helper()
+	ws, err := tool.NewWorkspace(dir, tool.WithHome(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }

@@ -46,7 +46,6 @@ func within(t *testing.T, what string, fn func()) {
 // of the workdir never lands in the prompt; nested ones neither.
 func TestAgentsMDLinkedToAKeyIsNotRead(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
 	outside := t.TempDir()
 	write(t, filepath.Join(home, ".ssh", "id_rsa"), secret)
 	write(t, filepath.Join(outside, "notes.md"), secret)
@@ -57,10 +56,10 @@ func TestAgentsMDLinkedToAKeyIsNotRead(t *testing.T) {
 	write(t, filepath.Join(home, "svc", "a.go"), "package svc")
 	write(t, filepath.Join(home, "lib", "b.go"), "package lib")
 
-	if got := LoadAgentsMD(home, 0); strings.Contains(got, secret) || got != "" {
+	if got := LoadAgentsMD(openWS(t, home, home), 0); strings.Contains(got, secret) || got != "" {
 		t.Errorf("LoadAgentsMD = %q", got)
 	}
-	hook := NestedAgentsHook(home, 0)
+	hook := NestedAgentsHook(openWS(t, home, home), 0)
 	for _, p := range []string{"svc/a.go", "lib/b.go"} {
 		res := tool.Result{Output: "ok"}
 		in, _ := json.Marshal(map[string]string{"path": p})
@@ -72,14 +71,13 @@ func TestAgentsMDLinkedToAKeyIsNotRead(t *testing.T) {
 
 	work := t.TempDir()
 	symlink(t, filepath.Join(outside, "notes.md"), filepath.Join(work, AgentsFile))
-	if got := LoadAgentsMD(work, 0); got != "" {
+	if got := LoadAgentsMD(openWS(t, work, ""), 0); got != "" {
 		t.Errorf("AGENTS.md linked out of the workdir = %q", got)
 	}
 }
 
 // A FIFO as AGENTS.md, SKILL.md or a skill's file returns promptly.
 func TestSkillsAndAgentsMDDoNotHangOnAFIFO(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
 	work := t.TempDir()
 	dir := filepath.Join(work, ".harness9", "skills")
 	write(t, filepath.Join(dir, "ok", "SKILL.md"), skillMD("ok", "d", "body"))
@@ -96,13 +94,13 @@ func TestSkillsAndAgentsMDDoNotHangOnAFIFO(t *testing.T) {
 		}
 	}
 	symlink(t, "pipe.md", filepath.Join(dir, "ok", "link.md"))
-	within(t, "LoadAgentsMD", func() { LoadAgentsMD(work, 0) })
+	within(t, "LoadAgentsMD", func() { LoadAgentsMD(openWS(t, work, ""), 0) })
 	within(t, "NestedAgentsHook", func() {
 		res := tool.Result{Output: "ok"}
-		NestedAgentsHook(work, 0)("read_file", json.RawMessage(`{"path":"svc/a.go"}`), &res)
+		NestedAgentsHook(openWS(t, work, ""), 0)("read_file", json.RawMessage(`{"path":"svc/a.go"}`), &res)
 	})
 	var skills []Skill
-	within(t, "Discover", func() { skills, _ = Discover(work, "") })
+	within(t, "Discover", func() { skills, _ = Discover(openWS(t, work, ""), "") })
 	if len(skills) != 1 || skills[0].Name != "ok" {
 		t.Fatalf("skills = %+v", skills)
 	}
@@ -121,7 +119,6 @@ func TestSkillsAndAgentsMDDoNotHangOnAFIFO(t *testing.T) {
 // skill file linked to a key, is not read.
 func TestProjectSkillsStayInTheWorkdir(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
 	write(t, filepath.Join(home, ".ssh", "id_rsa"), secret)
 	outside := t.TempDir()
 	write(t, filepath.Join(outside, "skills", "evil", "SKILL.md"), skillMD("evil", "d", secret))
@@ -129,7 +126,7 @@ func TestProjectSkillsStayInTheWorkdir(t *testing.T) {
 
 	work := t.TempDir()
 	symlink(t, outside, filepath.Join(work, ".harness9"))
-	if skills, _ := Discover(work, ""); len(skills) != 0 {
+	if skills, _ := Discover(openWS(t, work, home), ""); len(skills) != 0 {
 		t.Errorf("a .harness9 link out of the workdir was followed: %+v", skills)
 	}
 
@@ -138,7 +135,7 @@ func TestProjectSkillsStayInTheWorkdir(t *testing.T) {
 	write(t, filepath.Join(dir, "s", "SKILL.md"), skillMD("s", "d", "body"))
 	symlink(t, filepath.Join(outside, "other"), filepath.Join(dir, "linked"))
 	symlink(t, "../../../../.ssh/id_rsa", filepath.Join(dir, "s", "key.md"))
-	skills, _ := Discover(work, "")
+	skills, _ := Discover(openWS(t, work, home), "")
 	if len(skills) != 1 || skills[0].Name != "s" {
 		t.Fatalf("skills = %+v", skills)
 	}

@@ -62,18 +62,18 @@ type frontmatter struct {
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// Discover finds the skills in <workdir>/.harness9/skills/*/SKILL.md and
-// <home>/skills/*/SKILL.md (home is the harness9 data directory). A project
-// skill wins over a user skill of the same name. Skills are returned sorted by
-// name. A skill that cannot be read or has bad frontmatter is skipped and
-// reported in the returned errors; missing directories are not errors. Either
-// directory may be "".
+// Discover finds the skills in .harness9/skills/*/SKILL.md of the project
+// workspace and <home>/skills/*/SKILL.md (home is the harness9 data
+// directory). A project skill wins over a user skill of the same name.
+// Skills are returned sorted by name. A skill that cannot be read or has
+// bad frontmatter is skipped and reported in the returned errors; missing
+// directories are not errors. project may be nil and home "".
 //
-// Project skills are read through a tool.Workspace on workdir, so a planted
-// .harness9 or skill folder linking out of the workdir, a SKILL.md linking
-// to ~/.ssh, or a FIFO, is not read. User skills are read beneath
-// <home>/skills.
-func Discover(workdir, home string) ([]Skill, []error) {
+// Project skills are read through project, so a planted .harness9 or skill
+// folder linking out of the workdir, a SKILL.md linking into the
+// workspace's deny list, or a FIFO, is not read. User skills are read
+// beneath <home>/skills.
+func Discover(project *tool.Workspace, home string) ([]Skill, []error) {
 	var skills []Skill
 	var errs []error
 	seen := map[string]string{} // name -> SKILL.md that claimed it
@@ -83,10 +83,8 @@ func Discover(workdir, home string) ([]Skill, []error) {
 		src Source
 	}
 	var roots []root
-	if workdir != "" {
-		if ws, err := tool.NewWorkspace(workdir); err == nil {
-			roots = append(roots, root{ws, filepath.Join(".harness9", "skills"), SourceProject})
-		}
+	if project != nil {
+		roots = append(roots, root{project, filepath.Join(".harness9", "skills"), SourceProject})
 	}
 	if home != "" {
 		// The user's own data directory: no deny list (it is in it), but

@@ -46,7 +46,7 @@ func TestDiscover(t *testing.T) {
 	write(t, filepath.Join(proj, "empty-folder", "notes.txt"), "not a skill")
 	write(t, filepath.Join(proj, "stray.md"), "a file, not a folder")
 
-	skills, errs := Discover(work, home)
+	skills, errs := Discover(openWS(t, work, ""), home)
 	var names []string
 	for _, s := range skills {
 		names = append(names, s.Name+"/"+string(s.Source))
@@ -82,7 +82,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestDiscoverMissingDirs(t *testing.T) {
-	skills, errs := Discover(filepath.Join(t.TempDir(), "nope"), "")
+	skills, errs := Discover(nil, filepath.Join(t.TempDir(), "nope"))
 	if len(skills) != 0 || len(errs) != 0 {
 		t.Errorf("got %v, %v; want nothing", skills, errs)
 	}
@@ -122,7 +122,7 @@ func TestUseSkillTool(t *testing.T) {
 	for i := range maxListedFiles + 5 {
 		write(t, filepath.Join(dir, "zz-many", fmt.Sprintf("f%03d.txt", i)), "x")
 	}
-	skills, errs := Discover(work, "")
+	skills, errs := Discover(openWS(t, work, ""), "")
 	if len(errs) != 0 {
 		t.Fatal(errs)
 	}
@@ -182,7 +182,7 @@ func TestUseSkillRefusesSymlinkEscape(t *testing.T) {
 	if err := os.Symlink(filepath.Join(work, "outside.txt"), filepath.Join(dir, "link.txt")); err != nil {
 		t.Skip("symlinks not supported:", err)
 	}
-	skills, _ := Discover("", work)
+	skills, _ := Discover(nil, work)
 	if res := call(t, NewUseSkillTool(skills), `{"name":"s","file":"link.txt"}`); !res.IsError {
 		t.Errorf("symlink escape not refused: %s", res.Output)
 	}

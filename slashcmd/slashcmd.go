@@ -74,15 +74,15 @@ type frontmatter struct {
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
 
-// Discover finds the commands in <workdir>/.harness9/commands/*.md and
-// <home>/commands/*.md (home is the harness9 data directory); either may be
-// "". A command named like one in reserved (the program's built-in
+// Discover finds the commands in .harness9/commands/*.md of the project
+// workspace and <home>/commands/*.md (home is the harness9 data directory);
+// project may be nil and home "". A command named like one in reserved (the program's built-in
 // commands) is skipped with an error: a file never overrides a built-in. A
 // user command wins over a project command of the same name, so a cloned
 // repository cannot replace a command the user relies on. Commands come
-// sorted by name. Project files are read beneath the workdir through a
-// tool.Workspace: a planted link out of it, or a FIFO, is not read.
-func Discover(workdir, home string, reserved []string) ([]Command, []error) {
+// sorted by name. Project files are read through project: a planted link
+// out of it, into its deny list, or a FIFO, is not read.
+func Discover(project *tool.Workspace, home string, reserved []string) ([]Command, []error) {
 	var out []Command
 	var errs []error
 	seen := map[string]bool{}
@@ -97,10 +97,8 @@ func Discover(workdir, home string, reserved []string) ([]Command, []error) {
 			roots = append(roots, root{ws, ".", SourceUser})
 		}
 	}
-	if workdir != "" {
-		if ws, err := tool.NewWorkspace(workdir); err == nil {
-			roots = append(roots, root{ws, filepath.Join(".harness9", Dir), SourceProject})
-		}
+	if project != nil {
+		roots = append(roots, root{project, filepath.Join(".harness9", Dir), SourceProject})
 	}
 	for _, r := range roots {
 		found, rerrs := discoverIn(r.ws, r.dir, r.src)

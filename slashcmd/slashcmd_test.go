@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/harness9/harness9/tool"
 )
 
 func write(t *testing.T, path, body string) {
@@ -62,7 +64,7 @@ func TestDiscover(t *testing.T) {
 	write(t, filepath.Join(proj, "notes.txt"), "not a command")
 	write(t, filepath.Join(home, "commands", "deploy.md"), "the user's deploy\n")
 
-	cmds, errs := Discover(wd, home, []string{"/help", "/exit"})
+	cmds, errs := Discover(openWS(t, wd), home, []string{"/help", "/exit"})
 	var names []string
 	for _, c := range cmds {
 		names = append(names, c.Name)
@@ -94,7 +96,7 @@ func TestDiscoverStaysInTheWorkdir(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(wd, ".harness9", "commands")); err != nil {
 		t.Fatal(err)
 	}
-	cmds, _ := Discover(wd, "", nil)
+	cmds, _ := Discover(openWS(t, wd), "", nil)
 	if len(cmds) != 0 {
 		t.Fatalf("read commands through a link out of the workdir: %+v", cmds)
 	}
@@ -104,7 +106,7 @@ func TestDiscoverStaysInTheWorkdir(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.md"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmds, errs := Discover(wd2, "", nil)
+	cmds, errs := Discover(openWS(t, wd2), "", nil)
 	if len(cmds) != 1 || len(errs) != 1 {
 		t.Fatalf("commands %+v errors %v", cmds, errs)
 	}
@@ -123,4 +125,13 @@ func TestMatch(t *testing.T) {
 			t.Errorf("%q matched a command", line)
 		}
 	}
+}
+
+func openWS(t *testing.T, dir string) *tool.Workspace {
+	t.Helper()
+	ws, err := tool.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }

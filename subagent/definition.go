@@ -137,22 +137,20 @@ func splitFrontmatter(data []byte) (fm, body []byte, err error) {
 }
 
 // Discover returns the built-in definitions followed by those in
-// <workdir>/.harness9/agents/*.md and <home>/agents/*.md. A project
+// .harness9/agents/*.md of the project workspace and <home>/agents/*.md. A project
 // definition wins over a user one of the same name. The built-in names are
 // reserved: a file cannot turn explore, which Plan Mode trusts to be
 // read-only, into something else. Files that cannot be read or parsed are skipped and reported;
-// missing directories are not errors. Either directory may be "".
+// missing directories are not errors. project may be nil and home "".
 //
-// Project files are read through a tool.Workspace on workdir, so a link
-// planted in a repository cannot make harness9 read outside it or a file
-// on the deny list.
-func Discover(workdir, home string) ([]Definition, []error) {
+// Project files are read through project, so a link planted in a
+// repository cannot make harness9 read outside it or a file on its deny
+// list.
+func Discover(project *tool.Workspace, home string) ([]Definition, []error) {
 	var found, errs = []Definition{}, []error{}
-	if workdir != "" {
-		if ws, err := tool.NewWorkspace(workdir); err == nil {
-			d, e := discoverIn(ws, filepath.Join(".harness9", "agents"))
-			found, errs = append(found, d...), append(errs, e...)
-		}
+	if project != nil {
+		d, e := discoverIn(project, filepath.Join(".harness9", "agents"))
+		found, errs = append(found, d...), append(errs, e...)
 	}
 	if home != "" {
 		if ws, err := tool.NewWorkspace(filepath.Join(home, "agents"), tool.WithHome("")); err == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/subagent"
+	"github.com/harness9/harness9/tool"
 )
 
 func writeAgent(t *testing.T, dir, name, body string) {
@@ -68,7 +69,7 @@ func TestDiscover(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(proj, "leak.md")); err != nil {
 		t.Fatal(err)
 	}
-	defs, errs := subagent.Discover(work, home)
+	defs, errs := subagent.Discover(openWS(t, work), home)
 	byName := map[string]subagent.Definition{}
 	for _, d := range defs {
 		byName[d.Name] = d
@@ -151,4 +152,13 @@ func TestTaskToolBoundsParallelRuns(t *testing.T) {
 	if res, _ := tl.Execute(context.Background(), bad); !res.IsError || !strings.Contains(res.Output, "explore, general") {
 		t.Errorf("unknown agent = %+v", res)
 	}
+}
+
+func openWS(t *testing.T, dir string) *tool.Workspace {
+	t.Helper()
+	ws, err := tool.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }

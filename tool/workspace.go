@@ -54,17 +54,18 @@ type Workspace struct {
 type WorkspaceOption func(*workspaceConfig)
 
 type workspaceConfig struct {
-	home    string
-	homeSet bool
-	denied  []string
+	home   string
+	denied []string
 }
 
 // WithHome sets the home directory the deny list (~/.ssh, ~/.aws, ~/.gnupg,
 // ~/.kube, ~/.netrc, ~/.config/gcloud, ~/.docker, ~/.harness9) is anchored
-// at. The default is os.UserHomeDir; an empty dir disables that list
-// (locations given with WithDenied still apply).
+// at. Without it (or with "") there is no home deny list, only the
+// locations given with WithDenied: a program whose workspace may contain
+// the user's home directory passes it (harness9's CLI passes
+// os.UserHomeDir). The library never looks the home directory up itself.
 func WithHome(dir string) WorkspaceOption {
-	return func(c *workspaceConfig) { c.home, c.homeSet = dir, true }
+	return func(c *workspaceConfig) { c.home = dir }
 }
 
 // WithDenied adds directories (or files) the workspace refuses, like the
@@ -81,9 +82,6 @@ func NewWorkspace(root string, opts ...WorkspaceOption) (*Workspace, error) {
 	var cfg workspaceConfig
 	for _, o := range opts {
 		o(&cfg)
-	}
-	if !cfg.homeSet {
-		cfg.home, _ = os.UserHomeDir() // no home: no deny list, nothing to protect
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {

@@ -226,7 +226,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		return nil, withCode(ExitUsage, err)
 	}
 	rt.perms = perms
-	ws, err := tool.NewWorkspace(c.Workdir, tool.WithDenied(c.Home))
+	ws, err := projectWorkspace(c, c.Workdir)
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 	}
@@ -235,7 +235,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		return nil, withCode(ExitUsage, err)
 	}
 	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, hiddenEnv(c))...)
-	skills, problems := skill.Discover(c.Workdir, c.Home)
+	skills, problems := skill.Discover(ws, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("skill skipped", "problem", p)
 	}
@@ -268,13 +268,13 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		rt.Close()
 		return nil, err
 	}
-	rt.commands = discoverCommands(c, func(msg string) { rt.logger.Warn(msg) })
-	agents, problems := subagent.Discover(c.Workdir, c.Home)
+	rt.commands = discoverCommands(c, rt.ws, func(msg string) { rt.logger.Warn(msg) })
+	agents, problems := subagent.Discover(rt.ws, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("sub-agent definition skipped", "problem", p)
 	}
 	rt.agents = agents
-	rt.system = systemPrompt(c.Workdir, c.Home, skills)
+	rt.system = systemPrompt(rt.ws, c.Home, skills)
 	if rt.store, err = openStore(ctx, c); err != nil {
 		rt.Close()
 		return nil, err
@@ -328,10 +328,10 @@ func projectMCP(c *config.Config, lookup func(string) (string, bool)) (map[strin
 	return mcptool.LoadMCPJSON(path, lookup)
 }
 
-func systemPrompt(workdir, home string, skills []skill.Skill) string {
+func systemPrompt(ws *tool.Workspace, home string, skills []skill.Skill) string {
 	parts := []string{agent.DefaultSystemPrompt,
-		fmt.Sprintf("The working directory is %s. Today is %s.", workdir, time.Now().Format("2006-01-02"))}
-	if name, md := skill.LoadMemory(workdir, agentsMDLimit); md != "" {
+		fmt.Sprintf("The working directory is %s. Today is %s.", ws.Root(), time.Now().Format("2006-01-02"))}
+	if name, md := skill.LoadMemory(ws, agentsMDLimit); md != "" {
 		parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n\n%s", name, md))
 	}
 	if md := memory.LoadUser(home, agentsMDLimit); md != "" {
@@ -377,7 +377,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithModelLabel(label),
 		agent.WithSystemPrompt(rt.system),
 		// Rebuilt per run loop: a "# note" added to AGENTS.md reaches the next turn.
-		agent.WithSystemPromptFunc(func() string { return systemPrompt(c.Workdir, c.Home, rt.skills) }),
+		agent.WithSystemPromptFunc(func() string { return systemPrompt(rt.ws, c.Home, rt.skills) }),
 		agent.WithTools(rt.tools...),
 		agent.WithStore(rt.store),
 		agent.WithWorkspace(rt.ws),
@@ -392,7 +392,7 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithStallThreshold(c.StallThreshold),
 		agent.WithMaxExecRounds(c.MaxExecRounds),
 		agent.WithLogger(rt.logger),
-		agent.WithResultHook(skill.NestedAgentsHook(c.Workdir, agentsMDLimit)),
+		agent.WithResultHook(skill.NestedAgentsHook(rt.ws, agentsMDLimit)),
 		agent.WithPermissions(rt.perms),
 		agent.WithPermissionStore(c.SaveProjectAllow),
 		agent.WithSubagents(rt.agents),

@@ -8,14 +8,15 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/tui"
 	"github.com/harness9/harness9/slashcmd"
+	"github.com/harness9/harness9/tool"
 )
 
 // discoverCommands finds the custom slash commands of c's workdir and data
 // directory; files that cannot be used are reported to warn. The TUI's
 // built-in commands are reserved in headless runs too, so "/name" means
 // the same thing in both.
-func discoverCommands(c *config.Config, warn func(msg string)) []slashcmd.Command {
-	cmds, problems := slashcmd.Discover(c.Workdir, c.Home, tui.BuiltinCommands())
+func discoverCommands(c *config.Config, project *tool.Workspace, warn func(msg string)) []slashcmd.Command {
+	cmds, problems := slashcmd.Discover(project, c.Home, tui.BuiltinCommands())
 	for _, p := range problems {
 		warn(p.Error())
 	}

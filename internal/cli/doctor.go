@@ -333,9 +333,20 @@ func checkMCP(ctx context.Context, d *doctorRun) (string, string) {
 	if len(servers) == 0 {
 		return checkOK, "no servers configured"
 	}
+	// The servers start exactly as a session starts them: confined, with
+	// the scrubbed environment.
+	ws, err := projectWorkspace(d.cfg, d.cfg.Workdir)
+	if err != nil {
+		return checkFail, err.Error()
+	}
+	sb, err := newSandbox(d.cfg, ws, os.Getenv)
+	if err != nil {
+		return checkFail, err.Error()
+	}
 	ctx, cancel := context.WithTimeout(ctx, doctorMCPTimeout+2*time.Second)
 	defer cancel()
-	m, err := mcptool.Connect(ctx, servers, mcptool.WithTimeout(doctorMCPTimeout))
+	opts := append(mcpOptions(d.cfg, sb, nil), mcptool.WithTimeout(doctorMCPTimeout))
+	m, err := mcptool.Connect(ctx, servers, opts...)
 	if err != nil {
 		return checkWarn, err.Error()
 	}

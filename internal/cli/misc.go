@@ -14,7 +14,6 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/skill"
-	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
@@ -56,7 +55,11 @@ func newSkillsCmd(e *env, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			skills, problems := skill.Discover(c.Workdir, c.Home)
+			ws, err := projectWorkspace(c, c.Workdir)
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
+			}
+			skills, problems := skill.Discover(ws, c.Home)
 			for _, p := range problems {
 				fmt.Fprintf(e.stderr, "warning: %v\n", p)
 			}
@@ -90,7 +93,7 @@ func newMCPCmd(e *env, g *globals) *cobra.Command {
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			ws, err := tool.NewWorkspace(c.Workdir, tool.WithDenied(c.Home))
+			ws, err := projectWorkspace(c, c.Workdir)
 			if err != nil {
 				return withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/session"
-	"github.com/harness9/harness9/tool"
 )
 
 // newRewindCmd is `sessions rewind ID --to TURN [--force] [--json]`: the
@@ -57,7 +56,7 @@ func rewindSession(ctx context.Context, e *env, c *config.Config, s session.Stor
 		return withCode(ExitError, err)
 	}
 	defer lock.Release()
-	ws, err := tool.NewWorkspace(sess.Workdir, tool.WithDenied(c.Home))
+	ws, err := projectWorkspace(c, sess.Workdir)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("the session's workdir cannot be opened: %w", err))
 	}

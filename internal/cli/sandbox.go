@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
@@ -72,7 +73,9 @@ func sandboxCacheDir(c *config.Config) string {
 // bashOptions configures bash for the sandbox (or its absence) and the
 // Plan-Mode bash choice.
 func bashOptions(c *config.Config, sb *sandbox.Sandbox, hide []string) []builtin.BashOption {
-	opts := []builtin.BashOption{builtin.WithHiddenEnv(hide...)}
+	// Commands see the user's environment, scrubbed (the library passes
+	// none on unless told).
+	opts := []builtin.BashOption{builtin.WithBaseEnv(os.Environ()), builtin.WithHiddenEnv(hide...)}
 	if sb != nil {
 		opts = append(opts, builtin.WithSandbox(sb))
 	}
@@ -101,7 +104,7 @@ func sandboxLabel(rt *wiring) string {
 // or any server when the sandbox is off or unavailable, starts as a plain
 // process.
 func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcptool.Option {
-	opts := append(mcpReadOnly(c), mcptool.WithHiddenEnv(hiddenEnv(c)...))
+	opts := append(mcpReadOnly(c), mcptool.WithBaseEnv(os.Environ()), mcptool.WithHiddenEnv(hiddenEnv(c)...))
 	if sb == nil || !sb.Support().Available {
 		return opts
 	}
@@ -120,4 +123,10 @@ func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcpt
 		}, nil
 	}
 	return append(opts, mcptool.WithStarter(start))
+}
+
+// projectWorkspace opens dir as the workspace of c's model: the file tools,
+// skills, commands, sub-agent definitions and AGENTS.md all read through it.
+func projectWorkspace(c *config.Config, dir string) (*tool.Workspace, error) {
+	return memory.ProjectWorkspace(dir, c.Home)
 }

@@ -58,7 +58,7 @@ func (b Book) workspace(t Target) (*tool.Workspace, error) {
 		}
 		return tool.NewWorkspace(b.home, tool.WithHome(""))
 	}
-	return tool.NewWorkspace(b.workdir, tool.WithDenied(b.home))
+	return ProjectWorkspace(b.workdir, b.home)
 }
 
 // Choice returns the target remembered for this project, if any.
@@ -148,7 +148,7 @@ type File struct {
 // (AGENTS.md, else CLAUDE.md or GEMINI.md) and the user's.
 func (b Book) Files() []File {
 	var out []File
-	if name, content := skill.LoadMemory(b.workdir, 0); name != "" {
+	if name, content := b.projectMemory(); name != "" {
 		out = append(out, File{Path: filepath.Join(b.workdir, name), Notes: notes(content)})
 	}
 	if content := LoadUser(b.home, 0); content != "" {
@@ -181,4 +181,21 @@ func notes(content string) []string {
 		}
 	}
 	return out
+}
+
+// projectMemory is the project's memory file and its content, or "".
+func (b Book) projectMemory() (name, content string) {
+	ws, err := b.workspace(Project)
+	if err != nil {
+		return "", ""
+	}
+	return skill.LoadMemory(ws, 0)
+}
+
+// ProjectWorkspace opens workdir as the model sees it: the user's home
+// deny list (~/.ssh, ~/.aws ...) and harness9's data directory home are
+// refused, even when the workdir contains them.
+func ProjectWorkspace(workdir, home string) (*tool.Workspace, error) {
+	userHome, _ := os.UserHomeDir() // none: nothing there to protect
+	return tool.NewWorkspace(workdir, tool.WithHome(userHome), tool.WithDenied(home))
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -52,6 +51,16 @@ type Bash struct {
 	maxOutput int
 	grace     time.Duration
 	hideEnv   map[string]bool
+	baseEnv   []string
+}
+
+// WithBaseEnv is the environment commands start from, before secrets and
+// hidden variables are removed and the sandbox rebuilds what its policy
+// needs. Without it commands get only PATH (sandbox.BaseEnv): the tool never
+// passes the process's environment on by itself; a program that wants its
+// commands to see it (go, npm, a virtualenv) passes os.Environ().
+func WithBaseEnv(env []string) BashOption {
+	return func(b *Bash) { b.baseEnv = env }
 }
 
 // WithHiddenEnv removes more variables (e.g. configured providers'
@@ -314,11 +323,11 @@ func (b *Bash) kill(pgid int, done <-chan error) error {
 	return err
 }
 
-// environ is the process environment without secrets and the hidden
-// variables. A confined command's environment is then rebuilt by the
-// sandbox from it.
+// environ is the base environment (WithBaseEnv) without secrets and the
+// hidden variables. A confined command's environment is then rebuilt by
+// the sandbox from it.
 func (b *Bash) environ() []string {
-	return sandbox.ScrubEnv(os.Environ(), nil, b.hideEnv)
+	return sandbox.ScrubEnv(sandbox.BaseEnv(b.baseEnv), nil, b.hideEnv)
 }
 
 // progressWriter passes a command's output to its buffer and, as it

@@ -104,13 +104,14 @@ func TestBashScrubsSecrets(t *testing.T) {
 	t.Setenv("MY_SERVICE_PASSWORD", "pw-secret-2")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-3")
 	ws, dir := newWS(t)
-	bashes := []*Bash{NewBash(ws)}
+	env := WithBaseEnv(os.Environ()) // as the CLI passes it: the secrets are in it
+	bashes := []*Bash{NewBash(ws, env)}
 	if sandbox.Probe().Available {
 		sb, err := sandbox.New(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bashes = append(bashes, NewBash(ws, WithSandbox(sb)))
+		bashes = append(bashes, NewBash(ws, env, WithSandbox(sb)))
 	}
 	for _, b := range bashes {
 		for _, ctx := range []context.Context{context.Background(), sandbox.ContextWithPolicy(context.Background(), sandbox.ReadOnly)} {

@@ -194,11 +194,25 @@ func TestBashHidesProviderKeys(t *testing.T) {
 	t.Setenv("DEEPSEEK_API_KEY", "sk-secret-deepseek")
 	t.Setenv("HARNESS9_VISIBLE", "shown")
 	ws, _ := newWS(t)
-	out := ok(t, NewBash(ws, WithHiddenEnv("DEEPSEEK_API_KEY")), BashInput{Command: "env"})
+	out := ok(t, NewBash(ws, WithBaseEnv(os.Environ()), WithHiddenEnv("DEEPSEEK_API_KEY")), BashInput{Command: "env"})
 	if strings.Contains(out, "sk-secret") {
 		t.Fatalf("a provider key reached the command:\n%s", out)
 	}
 	if !strings.Contains(out, "HARNESS9_VISIBLE=shown") {
 		t.Fatalf("ordinary variables must stay visible:\n%s", out)
+	}
+}
+
+// Without WithBaseEnv the tool passes nothing of the process's environment
+// on: a library user's agent does not hand its variables to the model.
+func TestBashInheritsNothingUnlessGiven(t *testing.T) {
+	t.Setenv("HARNESS9_VISIBLE", "shown")
+	ws, _ := newWS(t)
+	out := ok(t, NewBash(ws), BashInput{Command: "env; ls /bin/sh"})
+	if strings.Contains(out, "HARNESS9_VISIBLE") {
+		t.Fatalf("the process environment reached the command:\n%s", out)
+	}
+	if !strings.Contains(out, "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n") || !strings.Contains(out, "/bin/sh") {
+		t.Fatalf("commands need a PATH:\n%s", out)
 	}
 }

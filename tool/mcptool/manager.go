@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -33,6 +32,7 @@ type options struct {
 	readOnly   map[string][]string // server → tools the user declares read-only
 	starter    Starter
 	hideEnv    map[string]bool // more variables no server inherits
+	baseEnv    []string        // what stdio servers start from (WithBaseEnv)
 }
 
 // Starter starts a stdio server's prepared command, for example inside a
@@ -56,6 +56,13 @@ func WithHiddenEnv(names ...string) Option {
 		}
 	}
 }
+
+// WithBaseEnv is the environment stdio servers start from, before secrets
+// and hidden variables are removed and each server's configured variables
+// are added. Without it a server gets only PATH (sandbox.BaseEnv) and its
+// configured variables: the package never passes the process's environment
+// on by itself; harness9's CLI passes os.Environ().
+func WithBaseEnv(env []string) Option { return func(o *options) { o.baseEnv = env } }
 
 // WithStarter starts stdio servers through start instead of exec.Cmd.Start.
 func WithStarter(start Starter) Option { return func(o *options) { o.starter = start } }
@@ -265,7 +272,7 @@ func (s *server) transportFor(cfg ServerConfig, o options) (mcp.Transport, conte
 	cmd.Dir = o.dir
 	// The server inherits no secrets (its tools' output reaches the model):
 	// only the variables its configuration names explicitly are passed.
-	cmd.Env = sandbox.ScrubEnv(os.Environ(), nil, o.hideEnv)
+	cmd.Env = sandbox.ScrubEnv(sandbox.BaseEnv(o.baseEnv), nil, o.hideEnv)
 	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}

@@ -241,7 +241,7 @@ func TestStdioServerGetsNoSecrets(t *testing.T) {
 	t.Setenv("HARNESS9_STORE", "postgres://u:pw-leak-3@db/h9") // a plain name, hidden by WithHiddenEnv
 	m, err := Connect(context.Background(), map[string]ServerConfig{
 		"helper": {Command: os.Args[0], Env: map[string]string{"HARNESS9_MCPTOOL_HELPER": "serve", "SERVICE_TOKEN": "configured"}},
-	}, WithDir(t.TempDir()), WithHiddenEnv("HARNESS9_STORE"))
+	}, WithDir(t.TempDir()), WithBaseEnv(os.Environ()), WithHiddenEnv("HARNESS9_STORE"))
 	if err != nil {
 		t.Fatal(err)
 	}
