@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/harness9/harness9/planning"
 )
 
 // maxDiffLines caps the diff shown under an edit_file call.
@@ -22,12 +24,12 @@ func keyArg(name string, input json.RawMessage) string {
 	}
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch name {
-	case toolTodoWrite:
+	case planning.TodoWriteName:
 		if todos, ok := args["todos"].([]any); ok {
 			return fmt.Sprintf("%d items", len(todos))
 		}
 		return "read"
-	case toolSubmitPlan:
+	case planning.SubmitPlanName:
 		if s := str("title"); s != "" {
 			return s
 		}
@@ -170,7 +172,7 @@ func summarise(b *block) string {
 	switch {
 	case b.summary != "":
 		return b.summary
-	case b.name == toolTodoWrite:
+	case b.name == planning.TodoWriteName:
 		return "todo list updated"
 	case strings.TrimSpace(out) == "":
 		return "(no output)"
@@ -225,9 +227,3 @@ func renderDiff(diff string, width, indent, limit int) []string {
 	}
 	return out
 }
-
-// Tool names the transcript treats specially (the same as planning's).
-const (
-	toolTodoWrite  = "todo_write"
-	toolSubmitPlan = "submit_plan"
-)
