@@ -1,8 +1,6 @@
 package checkpoint
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -10,13 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
+	"github.com/harness9/harness9/internal/ignore"
 	"github.com/harness9/harness9/tool"
 )
-
-// skippedDirs are never tracked: version control's own data.
-var skippedDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
 
 // stat is what the tree comparison looks at.
 type stat struct {
@@ -106,7 +100,7 @@ func (r *Recorder) snapshot() (*snapshot, error) {
 func (r *Recorder) walk() (map[string]stat, error) {
 	root := r.ws.Root()
 	files := map[string]stat{}
-	ignores := map[string]*ignoreRules{".": nil}
+	ignores := map[string]*ignore.Rules{".": nil}
 	err := filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if abs == root {
@@ -119,16 +113,16 @@ func (r *Recorder) walk() (map[string]stat, error) {
 		rules := ignores[filepath.Dir(rel)]
 		if d.IsDir() {
 			if rel == "." {
-				ignores["."] = rules.read(r.ws, ".", nil)
+				ignores["."] = rules.With(readIgnore(r.ws, "."), nil)
 				return nil
 			}
-			if skippedDirs[d.Name()] || rules.ignored(parts, true) || r.ws.Denied(abs) {
+			if ignore.SkippedDirs[d.Name()] || rules.Ignored(parts, true) || r.ws.Denied(abs) {
 				return filepath.SkipDir
 			}
-			ignores[rel] = rules.read(r.ws, rel, parts)
+			ignores[rel] = rules.With(readIgnore(r.ws, rel), parts)
 			return nil
 		}
-		if !d.Type().IsRegular() || rules.ignored(parts, false) {
+		if !d.Type().IsRegular() || rules.Ignored(parts, false) {
 			return nil
 		}
 		if len(files) >= r.maxFiles {
@@ -148,49 +142,12 @@ func (r *Recorder) walk() (map[string]stat, error) {
 	return files, nil
 }
 
-// ignoreRules are the .gitignore patterns in effect for a directory.
-type ignoreRules struct{ patterns []gitignore.Pattern }
-
-// maxIgnoreFile caps how much of one .gitignore is read.
-const maxIgnoreFile = 1 << 20
-
-// read extends r with the .gitignore of dir (relative to the root), read
-// through the workspace so a planted pipe or link cannot hang or leak;
-// domain is dir as path parts (nil for the root).
-func (r *ignoreRules) read(ws *tool.Workspace, dir string, domain []string) *ignoreRules {
-	data, _, err := ws.ReadFile(filepath.Join(dir, ".gitignore"), maxIgnoreFile)
+// readIgnore reads dir's .gitignore through the workspace, so a planted
+// pipe or link cannot hang or leak; nil when there is none.
+func readIgnore(ws *tool.Workspace, dir string) []byte {
+	data, _, err := ws.ReadFile(filepath.Join(dir, ".gitignore"), ignore.MaxFile)
 	if err != nil {
-		return r
+		return nil
 	}
-	var added []gitignore.Pattern
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		added = append(added, gitignore.ParsePattern(line, domain))
-	}
-	if len(added) == 0 {
-		return r
-	}
-	out := &ignoreRules{}
-	if r != nil {
-		out.patterns = append(out.patterns, r.patterns...)
-	}
-	out.patterns = append(out.patterns, added...)
-	return out
-}
-
-// ignored reports whether the entry at parts is excluded; later patterns win.
-func (r *ignoreRules) ignored(parts []string, isDir bool) bool {
-	if r == nil {
-		return false
-	}
-	for i := len(r.patterns) - 1; i >= 0; i-- {
-		if m := r.patterns[i].Match(parts, isDir); m != gitignore.NoMatch {
-			return m == gitignore.Exclude
-		}
-	}
-	return false
+	return data
 }

@@ -6,7 +6,6 @@
 package subagent
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -88,7 +88,7 @@ type frontmatter struct {
 // description, optional tools, model, read_only); the body becomes the
 // child's instructions.
 func Parse(data []byte) (Definition, error) {
-	fm, body, err := splitFrontmatter(data)
+	fm, body, err := skill.SplitFrontmatter(data)
 	if err != nil {
 		return Definition{}, err
 	}
@@ -115,25 +115,6 @@ func Parse(data []byte) (Definition, error) {
 		}
 	}
 	return d, nil
-}
-
-// splitFrontmatter separates "---\n<yaml>\n---\n<body>", accepting a BOM
-// and CRLF line endings.
-func splitFrontmatter(data []byte) (fm, body []byte, err error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
-	if !ok {
-		return nil, nil, errors.New("no YAML frontmatter: the file must start with a '---' line, then name: and description:, then '---'")
-	}
-	end := bytes.Index(rest, []byte("\n---\n"))
-	switch {
-	case end >= 0:
-		return rest[:end], rest[end+5:], nil
-	case bytes.HasSuffix(rest, []byte("\n---")):
-		return rest[:len(rest)-4], nil, nil
-	}
-	return nil, nil, errors.New("frontmatter is not closed by a '---' line")
 }
 
 // Discover returns the built-in definitions followed by those in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/harness9/harness9/internal/ignore"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -15,8 +16,8 @@ import (
 func Files(ctx context.Context, ws *tool.Workspace, limit int) (files []string, truncated bool, err error) {
 	w := walker{ws: ws}
 	parts, rules := w.start(ws.Root())
-	var walk func(parent *os.File, parts []string, rules *ignoreRules) error
-	walk = func(parent *os.File, parts []string, rules *ignoreRules) error {
+	var walk func(parent *os.File, parts []string, rules *ignore.Rules) error
+	walk = func(parent *os.File, parts []string, rules *ignore.Rules) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/harness9/harness9/internal/ignore"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -82,8 +83,8 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 	w := walker{ws: t.ws}
 	parts, rules := w.start(dir)
 	var hits []globHit
-	var walk func(parent *os.File, parts []string, rules *ignoreRules, prefix string, depth int) error
-	walk = func(parent *os.File, parts []string, rules *ignoreRules, prefix string, depth int) error {
+	var walk func(parent *os.File, parts []string, rules *ignore.Rules, prefix string, depth int) error
+	walk = func(parent *os.File, parts []string, rules *ignore.Rules, prefix string, depth int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harness9/harness9/internal/ignore"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -70,7 +71,7 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 	parts, rules := w.start(dir)
 	type level struct {
 		parts []string
-		rules *ignoreRules
+		rules *ignore.Rules
 		depth int
 	}
 	children := map[string][]node{}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/harness9/harness9/internal/ignore"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -220,8 +221,8 @@ func (t *SearchFiles) walk(ctx context.Context, dir, glob string, jobs chan<- se
 	parts, rules := w.start(dir)
 	baseOnly := !strings.Contains(glob, "/")
 	seq := 0
-	var visit func(parent *os.File, parts []string, rules *ignoreRules, prefix string) bool
-	visit = func(parent *os.File, parts []string, rules *ignoreRules, prefix string) bool {
+	var visit func(parent *os.File, parts []string, rules *ignore.Rules, prefix string) bool
+	visit = func(parent *os.File, parts []string, rules *ignore.Rules, prefix string) bool {
 		if ctx.Err() != nil {
 			return false
 		}

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,63 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/harness9/harness9/internal/ignore"
 	"github.com/harness9/harness9/tool"
 )
-
-// skippedDirs are version-control directories no listing or search enters.
-var skippedDirs = map[string]bool{".git": true, ".hg": true, ".svn": true}
-
-// ignoreRules is the stack of .gitignore patterns in effect for one
-// directory. Patterns carry their directory (domain) relative to the
-// workspace root, so one list serves the whole subtree; a directory without
-// a .gitignore shares its parent's rules.
-type ignoreRules struct {
-	patterns []gitignore.Pattern
-}
-
-// ignored reports whether the entry at parts (relative to the workspace
-// root) is excluded. Later patterns win, as in git.
-func (r *ignoreRules) ignored(parts []string, isDir bool) bool {
-	if r == nil {
-		return false
-	}
-	for i := len(r.patterns) - 1; i >= 0; i-- {
-		if m := r.patterns[i].Match(parts, isDir); m != gitignore.NoMatch {
-			return m == gitignore.Exclude
-		}
-	}
-	return false
-}
-
-// maxIgnoreFile caps how much of one .gitignore is read.
-const maxIgnoreFile = 1 << 20
-
-// with returns the rules extended by data, the content of an ignore file;
-// domain is the file's directory relative to the root.
-func (r *ignoreRules) with(data []byte, domain []string) *ignoreRules {
-	if len(data) == 0 {
-		return r
-	}
-	var added []gitignore.Pattern
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		added = append(added, gitignore.ParsePattern(line, domain))
-	}
-	if len(added) == 0 {
-		return r
-	}
-	out := &ignoreRules{}
-	if r != nil {
-		out.patterns = slices.Clip(r.patterns)
-	}
-	out.patterns = append(out.patterns, added...)
-	return out
-}
 
 // node is one directory entry found by a walk.
 type node struct {
@@ -101,7 +45,7 @@ type walker struct {
 // readIgnore reads an ignore file through the workspace: one that is a
 // FIFO, or a link leading out or to a key file, is no ignore file.
 func (w walker) readIgnore(rel string) []byte {
-	data, _, err := w.ws.ReadFile(rel, maxIgnoreFile)
+	data, _, err := w.ws.ReadFile(rel, ignore.MaxFile)
 	if err != nil {
 		return nil
 	}
@@ -112,18 +56,18 @@ func (w walker) readIgnore(rel string) []byte {
 // components relative to the root and the ignore rules inherited from the
 // root down to it. A start directory that is itself ignored is walked
 // anyway, without the rules that ignore it: the model asked for it by name.
-func (w walker) start(dir string) (parts []string, rules *ignoreRules) {
+func (w walker) start(dir string) (parts []string, rules *ignore.Rules) {
 	rel := w.ws.Rel(dir)
 	if rel != "." && !filepath.IsAbs(rel) {
 		parts = strings.Split(rel, string(filepath.Separator))
 	}
-	rules = rules.with(w.readIgnore(filepath.Join(".git", "info", "exclude")), nil)
+	rules = rules.With(w.readIgnore(filepath.Join(".git", "info", "exclude")), nil)
 	for i := 0; i <= len(parts); i++ {
-		if i > 0 && rules.ignored(parts[:i], true) {
+		if i > 0 && rules.Ignored(parts[:i], true) {
 			rules = nil // asked for explicitly: only its own .gitignore files apply
 		}
 		if i < len(parts) { // the start directory's own file is read by list
-			rules = rules.with(w.readIgnore(filepath.Join(relOf(parts[:i]), ".gitignore")), parts[:i])
+			rules = rules.With(w.readIgnore(filepath.Join(relOf(parts[:i]), ".gitignore")), parts[:i])
 		}
 	}
 	return parts, rules
@@ -157,13 +101,13 @@ func (w walker) open(parent *os.File, parts []string) (*os.File, error) {
 // should see, sorted so that a depth-first walk visits paths in byte order
 // of their full path (a directory sorts as its name plus "/"), and the
 // ignore rules for its subdirectories.
-func (w walker) list(d *os.File, parts []string, rules *ignoreRules) ([]node, *ignoreRules, error) {
+func (w walker) list(d *os.File, parts []string, rules *ignore.Rules) ([]node, *ignore.Rules, error) {
 	rel := relOf(parts)
-	ignore, handled := readChild(d, ".gitignore", maxIgnoreFile)
+	data, handled := readChild(d, ".gitignore", ignore.MaxFile)
 	if !handled {
-		ignore = w.readIgnore(filepath.Join(rel, ".gitignore"))
+		data = w.readIgnore(filepath.Join(rel, ".gitignore"))
 	}
-	rules = rules.with(ignore, parts)
+	rules = rules.With(data, parts)
 	des, err := d.ReadDir(-1)
 	if err != nil && len(des) == 0 {
 		return nil, rules, err
@@ -173,7 +117,7 @@ func (w walker) list(d *os.File, parts []string, rules *ignoreRules) ([]node, *i
 	for _, de := range des {
 		name := de.Name()
 		typ := de.Type()
-		if typ.IsDir() && skippedDirs[name] {
+		if typ.IsDir() && ignore.SkippedDirs[name] {
 			continue
 		}
 		n := node{parts: append(slices.Clip(parts), name), isDir: typ.IsDir()}
@@ -191,7 +135,7 @@ func (w walker) list(d *os.File, parts []string, rules *ignoreRules) ([]node, *i
 		} else if !typ.IsDir() && !typ.IsRegular() {
 			continue // sockets, devices, pipes: nothing to read
 		}
-		if rules.ignored(n.parts, n.isDir) {
+		if rules.Ignored(n.parts, n.isDir) {
 			continue
 		}
 		nodes = append(nodes, n)
