@@ -1,15 +1,19 @@
 package mcptool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/harness9/harness9/picture"
 	"github.com/harness9/harness9/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -71,6 +75,18 @@ func inProcess(t *testing.T) mcp.Transport {
 				StructuredContent: map[string]any{"ok": true},
 			}, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "screenshot", Description: "Pictures: one small, one too wide, a fake, and more than a result may attach."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			content := []mcp.Content{
+				&mcp.ImageContent{MIMEType: "image/jpeg", Data: pngOf(t, 3, 2)}, // the bytes decide, not the MIME type
+				&mcp.ImageContent{MIMEType: "image/png", Data: pngOf(t, 4000, 10)},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("<svg onload=alert(1)>")},
+			}
+			for range 4 {
+				content = append(content, &mcp.ImageContent{MIMEType: "image/png", Data: pngOf(t, 1, 1)})
+			}
+			return &mcp.CallToolResult{Content: content}, nil, nil
+		})
 	clientT, serverT := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), serverT, nil)
 	if err != nil {
@@ -108,7 +124,7 @@ func TestInProcessServer(t *testing.T) {
 	if len(st) != 1 || !st[0].Connected || st[0].Err != "" || st[0].Instructions != "Use echo to test." {
 		t.Fatalf("status = %+v", st)
 	}
-	want := []string{"mcp__local__echo", "mcp__local__fail", "mcp__local__mixed_content_v2", "mcp__local__weather"}
+	want := []string{"mcp__local__echo", "mcp__local__fail", "mcp__local__mixed_content_v2", "mcp__local__screenshot", "mcp__local__weather"}
 	if got := strings.Join(st[0].Tools, " "); got != strings.Join(want, " ") {
 		t.Errorf("tools = %s, want %s", got, strings.Join(want, " "))
 	}
@@ -150,8 +166,26 @@ func TestInProcessServer(t *testing.T) {
 		t.Errorf("weather (structured, text duplicate dropped) = %q", res.Output)
 	}
 	res = run(t, tools["mcp__local__mixed_content_v2"], `{}`)
-	if res.Output != "line one\n[image: image/png, 3 bytes]\n\n{\"ok\":true}" {
-		t.Errorf("mixed = %q", res.Output)
+	if !strings.HasPrefix(res.Output, "line one\n[image: image/png, 3 bytes, not attached: ") || !strings.HasSuffix(res.Output, "\n\n{\"ok\":true}") || len(res.Images) != 0 {
+		t.Errorf("mixed = %q (%d images)", res.Output, len(res.Images))
+	}
+	res = run(t, tools["mcp__local__screenshot"], `{}`)
+	if res.IsError || len(res.Images) != maxResultImages {
+		t.Fatalf("screenshot: %d images, want %d: %q", len(res.Images), maxResultImages, res.Output)
+	}
+	if im := res.Images[0]; im.MediaType != "image/png" || im.Width != 3 || im.Height != 2 {
+		t.Errorf("first image = %s %d×%d, want image/png 3×2", im.MediaType, im.Width, im.Height)
+	}
+	if im := res.Images[1]; max(im.Width, im.Height) > picture.MaxSide {
+		t.Errorf("a 4000-pixel-wide picture reached the model at %d×%d", im.Width, im.Height)
+	}
+	for _, im := range res.Images {
+		if _, _, err := image.Decode(bytes.NewReader(im.Data)); err != nil {
+			t.Errorf("an attached image does not decode: %v", err)
+		}
+	}
+	if !strings.Contains(res.Output, "not attached") || strings.Count(res.Output, "attached]") != maxResultImages {
+		t.Errorf("screenshot text = %q", res.Output)
 	}
 
 	if err := m.Close(); err != nil {
@@ -188,7 +222,7 @@ func TestDeadAndSlowServersAreSkipped(t *testing.T) {
 	if len(byName) != 6 {
 		t.Fatalf("status has %d servers: %+v", len(byName), m.Status())
 	}
-	if !byName["good"].Connected || len(byName["good"].Tools) != 4 {
+	if !byName["good"].Connected || len(byName["good"].Tools) != 5 {
 		t.Errorf("good server = %+v", byName["good"])
 	}
 	for name, want := range map[string]string{
@@ -206,8 +240,8 @@ func TestDeadAndSlowServersAreSkipped(t *testing.T) {
 	if byName["slow"].Transport != TransportStdio || byName["badhttp"].Transport != TransportHTTP {
 		t.Errorf("transports: %+v", m.Status())
 	}
-	if n := len(m.Tools()); n != 4 {
-		t.Errorf("%d tools, want only the good server's 4", n)
+	if n := len(m.Tools()); n != 5 {
+		t.Errorf("%d tools, want only the good server's 5", n)
 	}
 }
 
@@ -270,4 +304,13 @@ func TestConnectCancelled(t *testing.T) {
 	if st := m.Status(); st[0].Connected {
 		t.Errorf("status = %+v", st)
 	}
+}
+
+// pngOf encodes a w×h PNG.
+func pngOf(t *testing.T, w, h int) []byte {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -8,6 +8,8 @@ import (
 	"hash/fnv"
 	"strings"
 
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/picture"
 	"github.com/harness9/harness9/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -98,15 +100,34 @@ func (t *mcpTool) Execute(ctx context.Context, input json.RawMessage) (tool.Resu
 	return convertResult(res), nil
 }
 
+// maxResultImages is how many pictures of one MCP result reach the model;
+// the rest are described in text.
+const maxResultImages = 4
+
 // convertResult renders an MCP result for the model: text content joined,
-// other content described, structured content as JSON (unless a text block
-// already carries the same JSON).
+// pictures passed on as images (checked, and downscaled like read_file's,
+// by the picture package: a server's bytes are not trusted to be what its
+// MIME type says), other content described, structured content as JSON
+// (unless a text block already carries the same JSON).
 func convertResult(res *mcp.CallToolResult) tool.Result {
 	if res.NeedsInput() {
 		return tool.Errorf("the MCP tool asked for user input, which harness9 does not support")
 	}
 	var parts []string
+	var images []llm.Image
 	for _, c := range res.Content {
+		if ic, ok := c.(*mcp.ImageContent); ok && !res.IsError {
+			if len(images) < maxResultImages {
+				img, err := picture.Prepare(ic.Data, fmt.Sprintf("image %d", len(images)+1))
+				if err == nil {
+					images = append(images, img)
+					parts = append(parts, fmt.Sprintf("[image %d: %s, %d×%d, attached]", len(images), img.MediaType, img.Width, img.Height))
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("[image: %s, %d bytes, not attached: %v]", ic.MIMEType, len(ic.Data), err))
+				continue
+			}
+		}
 		if s := renderContent(c); s != "" {
 			parts = append(parts, s)
 		}
@@ -126,7 +147,7 @@ func convertResult(res *mcp.CallToolResult) tool.Result {
 		}
 		return tool.Result{Output: out, IsError: true}
 	}
-	return tool.Text(out)
+	return tool.Result{Output: out, Images: images}
 }
 
 func renderContent(c mcp.Content) string {
