@@ -133,6 +133,33 @@ func (o *output) human(ev agent.Event) {
 	case agent.Error:
 		o.endText()
 		fmt.Fprintf(w, "error: %s\n", e.Message)
+	case agent.Nested:
+		o.nested(e, 1)
+	}
+}
+
+// nested prints a sub-agent's tool calls, failures and errors indented
+// under the task call that started it (depth levels deep); its text is its
+// answer to the parent, which the parent's task result carries, so it is
+// not printed as the session's answer.
+func (o *output) nested(n agent.Nested, depth int) {
+	w, pad := o.e.stderr, strings.Repeat("  ", depth)
+	switch e := n.Event.(type) {
+	case agent.Nested:
+		o.nested(e, depth+1)
+	case agent.ToolCall:
+		o.endText()
+		fmt.Fprintf(w, "%s↳ %s %s\n", pad, e.Name, keyArgument(e.Input))
+	case agent.ToolResult:
+		if e.IsError {
+			fmt.Fprintf(w, "%s  ✗ %s\n", pad, firstLine(e.Output, 200))
+		}
+	case agent.HookReport:
+		o.endText()
+		fmt.Fprintf(w, "%s⚠ %s: %s\n", pad, e.Hook, firstLine(e.Message, 300))
+	case agent.Error:
+		o.endText()
+		fmt.Fprintf(w, "%serror: %s\n", pad, e.Message)
 	}
 }
 
@@ -149,7 +176,7 @@ func keyArgument(input json.RawMessage) string {
 	if json.Unmarshal(input, &m) != nil {
 		return firstLine(string(input), 80)
 	}
-	for _, k := range []string{"path", "command", "pattern", "name", "title"} {
+	for _, k := range []string{"path", "command", "pattern", "name", "title", "description", "url", "query"} {
 		if v, ok := m[k].(string); ok {
 			return firstLine(v, 100)
 		}

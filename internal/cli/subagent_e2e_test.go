@@ -125,3 +125,27 @@ func TestPlanModeDelegatesTwoExploreTasks(t *testing.T) {
 		t.Errorf("--continue resumed %v, want the parent %s\n%s", cont.events, parentID, cont.stderr)
 	}
 }
+
+// Without --json a run prints the sub-agents' tool calls indented under
+// their task calls on stderr; their answers reach stdout only through the
+// parent's.
+func TestPlainRunShowsSubagentCalls(t *testing.T) {
+	h := newHarness(t)
+	for name, word := range map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n"} {
+		if err := os.WriteFile(filepath.Join(h.workdir, name), []byte(word), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := h.run("", "run", "--plan", "-C", h.workdir, "-m", h.script(planDelegateScript), "find the two words")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", r.code, r.stderr, r.stdout)
+	}
+	for _, want := range []string{"→ task read a", "  ↳ read_file a.txt", "  ↳ read_file b.txt", "  ↳ write_file pwned-a.txt"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout, "A says alpha") || !strings.Contains(r.stdout, "alpha and beta.") {
+		t.Errorf("stdout = %q, want the parent's answer only", r.stdout)
+	}
+}
