@@ -132,11 +132,12 @@ func (r *Runner) Has(n Name) bool {
 
 // Outcome is what the hooks of one event said.
 type Outcome struct {
-	// Blocked is true when a hook exited with status 2; the hooks after it
-	// did not run.
+	// Blocked is true when a hook exited with status 2, or exited 0 with a
+	// JSON decision to block on stdout (Decision); the hooks after it did
+	// not run.
 	Blocked bool
-	// Reason is the blocking hook's stderr (or a sentence saying it gave
-	// none).
+	// Reason is the blocking hook's stderr, or its JSON decision's reason
+	// (or a sentence saying it gave none).
 	Reason string
 	// By is the blocking hook.
 	By Hook
@@ -181,6 +182,14 @@ func (r *Runner) Run(ctx context.Context, ev Event) Outcome {
 		case res.problem != "":
 			out.Failures = append(out.Failures, Failure{Hook: c.Hook, Message: res.problem})
 		case res.code == 0:
+			if reason, block := Decision(res.stdout); block {
+				out.Blocked, out.By = true, c.Hook
+				out.Reason = reason
+				if out.Reason == "" {
+					out.Reason = fmt.Sprintf("blocked by the %s, which gave no reason", c.Label())
+				}
+				return out
+			}
 		case res.code == 2:
 			out.Blocked, out.By = true, c.Hook
 			out.Reason = strings.TrimSpace(res.stderr)
@@ -206,6 +215,7 @@ func (r *Runner) Run(ctx context.Context, ev Event) Outcome {
 type result struct {
 	started bool
 	code    int
+	stdout  string
 	stderr  string
 	problem string // set when there is no meaningful exit status
 }
@@ -271,7 +281,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, payload []byte) result {
 		err = <-done
 	}
 	cleanup()
-	res := result{started: true, stderr: stderr.String()}
+	res := result{started: true, stdout: stdout.String(), stderr: stderr.String()}
 	var exitErr *exec.ExitError
 	switch {
 	case stopped != "":

@@ -38,6 +38,37 @@ func TestBlockPassesStderrAndStopsLaterHooks(t *testing.T) {
 	}
 }
 
+// A hook written for Claude Code blocks by printing a JSON decision and
+// exiting 0; an "allow" or "approve" decides nothing, and plain stdout is
+// ignored.
+func TestJSONDecisionOnStdout(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		cmd, reason string
+		block       bool
+	}{
+		{`echo '{"decision": "block", "reason": "tests first"}'`, "tests first", true},
+		{`printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "not on main"}}\n'`, "not on main", true},
+		{`echo '{"decision": "block"}'`, "blocked by the", true},
+		{`echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'`, "", false},
+		{`echo '{"decision": "approve", "reason": "fine"}'`, "", false},
+		{`echo 'decision: block'`, "", false},
+		{`echo '{"decision": "block"'`, "", false}, // not JSON: nothing decided
+		{`echo '{"decision": "block", "reason": "exit 1 wins"}'; exit 1`, "", false},
+	} {
+		r := newRunner(t, dir, []Hook{{Event: PreToolUse, Command: c.cmd}, {Event: PreToolUse, Command: "touch after"}})
+		out := r.Run(context.Background(), Event{Name: PreToolUse, ToolName: "bash"})
+		if out.Blocked != c.block || c.block && !strings.Contains(out.Reason, c.reason) {
+			t.Errorf("%s: outcome %+v, want blocked=%v with %q", c.cmd, out, c.block, c.reason)
+		}
+		_, err := os.Stat(filepath.Join(dir, "after"))
+		if c.block == (err == nil) {
+			t.Errorf("%s: the next hook ran=%v, want %v", c.cmd, err == nil, !c.block)
+		}
+		os.Remove(filepath.Join(dir, "after"))
+	}
+}
+
 func TestOtherExitIsAFailureAndTheNextHookRuns(t *testing.T) {
 	dir := t.TempDir()
 	r := newRunner(t, dir, []Hook{
