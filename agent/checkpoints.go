@@ -38,12 +38,19 @@ func (e *Engine) newRecorder() *checkpoint.Recorder {
 	return checkpoint.New(e.ws, cs, checkpoint.WithLogger(e.log))
 }
 
-// beginTurn opens a checkpoint turn for a run loop's prompt.
-func (e *Engine) beginTurn(prompt string) {
+// beginTurn opens a checkpoint turn for a run loop's prompt. Outside Plan
+// Mode it also starts filling the recorder's content cache in the
+// background (once per engine), while the model thinks, so the session's
+// first shell call does not wait for the whole tree to be read; the fill
+// is bounded by the recorder's tree limits and outlives the run.
+func (e *Engine) beginTurn(ctx context.Context, prompt string, mode planning.Mode) {
 	if e.ckpt == nil {
 		return
 	}
 	e.ckpt.Begin(e.SessionID(), prompt)
+	if mode != planning.ModePlan {
+		e.ckpt.Warm(context.WithoutCancel(ctx))
+	}
 }
 
 // runChecked runs a call, checkpointing the files it will change first

@@ -173,7 +173,7 @@ func (e *Engine) leave(ctx context.Context) {
 // addPrompt appends the user's prompt (wrapped in Plan mode) before the
 // first model call, so a failure later loses nothing.
 func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
-	l.e.beginTurn(prompt.text)
+	l.e.beginTurn(ctx, prompt.text, l.mode)
 	text := prompt.text
 	if l.mode == planning.ModePlan && !l.e.isChild() {
 		// A read-only sub-agent runs under Plan Mode's gate but has no

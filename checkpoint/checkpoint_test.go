@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/harness9/harness9/checkpoint"
@@ -219,5 +220,39 @@ func TestRewindNeverWritesThroughPlantedLinks(t *testing.T) {
 	}
 	if len(rep.Skipped) != 1 || rep.Skipped[0].Path != "sub/x.txt" {
 		t.Errorf("sub/x.txt (behind a link outside) should be skipped: %+v", rep)
+	}
+}
+
+// A cache warmed before the session's first shell call restores what the
+// tree held when the call started, not when the cache was filled; a
+// cancelled warm-up leaves the call to read what it did not.
+func TestWarmCacheKeepsTheStateBeforeTheCall(t *testing.T) {
+	for _, cancelled := range []bool{false, true} {
+		f := setup(t)
+		for i := range 50 {
+			f.write(t, filepath.Join("d", strconv.Itoa(i)+".txt"), "v1", 0o644)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		if cancelled {
+			cancel()
+		}
+		f.rec.Warm(ctx)
+		f.rec.Warm(ctx) // a second call does nothing
+		f.rec.Begin(f.id, "edit")
+		f.change(t, nil, true, func() {}) // waits for the warm-up; nothing changes
+		f.write(t, "d/7.txt", "v2 by the user", 0o644)
+		f.rec.Begin(f.id, "sed")
+		f.change(t, nil, true, func() {
+			for _, n := range []string{"d/7.txt", "d/8.txt"} {
+				f.write(t, n, "v3 by the command", 0o644)
+			}
+		})
+		cancel()
+		f.rewind(t, 1, func(string) bool { return true })
+		for n, want := range map[string]string{"d/7.txt": "v2 by the user", "d/8.txt": "v1"} {
+			if got := mustRead(t, filepath.Join(f.dir, n)); string(got) != want {
+				t.Errorf("cancelled=%v: %s = %q, want %q", cancelled, n, got, want)
+			}
+		}
 	}
 }

@@ -30,7 +30,8 @@ type Recorder struct {
 	turn      int             // 0 until the turn's first change is recorded
 	seen      map[string]bool // paths whose prior state this turn already has
 	cache     map[string]cached
-	warned    bool // the "tree too big" note was logged
+	warned    bool          // the "tree too big" note was logged
+	warming   chan struct{} // closed when Warm's fill ends; nil before Warm
 }
 
 // Option configures New.
@@ -67,6 +68,26 @@ func (r *Recorder) Begin(sessionID, prompt string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sessionID, r.prompt, r.turn, r.seen = sessionID, firstLine(prompt), 0, map[string]bool{}
+}
+
+// Warm fills the content cache in the background, so that the first shell
+// call of the session does not read the whole tree while the user waits;
+// it returns at once. A shell call that comes while the cache fills waits
+// for it, then reads only what changed since. Calls after the first do
+// nothing; cancelling ctx stops the fill (what was read is kept).
+func (r *Recorder) Warm(ctx context.Context) {
+	r.mu.Lock()
+	if r.warming != nil {
+		r.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	r.warming = done
+	r.mu.Unlock()
+	go func() {
+		defer close(done)
+		_, _ = r.fill(ctx)
+	}()
 }
 
 // Change is one call being recorded; After completes it.

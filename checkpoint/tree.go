@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -62,16 +63,33 @@ func (s *snapshot) prior(rel string) prior {
 // snapshot stats the tracked tree and fills the content cache for every
 // file whose stat changed since it was cached, before a shell call runs.
 func (r *Recorder) snapshot() (*snapshot, error) {
+	r.mu.Lock()
+	warming := r.warming
+	r.mu.Unlock()
+	if warming != nil {
+		<-warming
+	}
+	return r.fill(context.Background())
+}
+
+// fill is snapshot's work: it stops reading contents when ctx ends (the
+// files not read yet are left out of the cache, and the snapshot is only
+// good for Warm).
+func (r *Recorder) fill(ctx context.Context) (*snapshot, error) {
 	files, err := r.walk()
 	if err != nil {
 		return nil, err
 	}
+	// The cache map is replaced, never changed in place, so it is read
+	// without the lock: reading contents can take a while (Warm), and
+	// edits recorded meanwhile must not wait for it.
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	old := r.cache
+	r.mu.Unlock()
 	next := make(map[string]cached, len(files))
 	var budget int64
 	for p, st := range files {
-		if c, ok := r.cache[p]; ok && c.stat == st {
+		if c, ok := old[p]; ok && c.stat == st {
 			next[p] = c
 			budget += int64(len(c.content))
 		}
@@ -79,6 +97,9 @@ func (r *Recorder) snapshot() (*snapshot, error) {
 	for p, st := range files {
 		if _, ok := next[p]; ok {
 			continue
+		}
+		if ctx.Err() != nil {
+			break
 		}
 		c := cached{stat: st, tooLarge: true}
 		if st.size <= r.maxFile && budget+st.size <= r.maxBytes {
@@ -90,7 +111,9 @@ func (r *Recorder) snapshot() (*snapshot, error) {
 		}
 		next[p] = c
 	}
+	r.mu.Lock()
 	r.cache = next
+	r.mu.Unlock()
 	return &snapshot{files: next}, nil
 }
 
