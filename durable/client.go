@@ -9,6 +9,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/harness9/harness9/agent"
 )
@@ -53,6 +54,41 @@ func SendReview(ctx context.Context, c client.Client, sessionID string, r Review
 		return fmt.Errorf("%w (session %s)", ErrNoWorkflow, sessionID)
 	}
 	return err
+}
+
+// ErrNotWaiting is matched (errors.Is) when Answer finds no plan awaiting
+// a review: another reviewer answered it first, or it is still being made.
+var ErrNotWaiting = errors.New("no plan awaits a review")
+
+// Answer answers the plan the session's workflow waits for, exactly once:
+// of concurrent answers the workflow takes the first and refuses the rest
+// (ErrNotWaiting). It returns the index of the first event the review
+// causes (see AnsweredAt). A worker must be up to decide: without one it
+// waits until ctx ends.
+func Answer(ctx context.Context, c client.Client, sessionID string, r Review) (int, error) {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   WorkflowID(sessionID),
+		UpdateName:   UpdateReview,
+		Args:         []any{r},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var at int
+	if err == nil {
+		err = h.Get(ctx, &at)
+	}
+	var nf *serviceerror.NotFound
+	var app *temporal.ApplicationError
+	switch {
+	case err == nil:
+		return at, nil
+	case errors.As(err, &nf):
+		return 0, fmt.Errorf("%w (session %s)", ErrNoWorkflow, sessionID)
+	case errors.As(err, &app) && app.Type() == ErrTypeNotWaiting:
+		return 0, fmt.Errorf("%w: %s", ErrNotWaiting, app.Message())
+	case errors.As(err, &app):
+		return 0, errors.New(app.Message())
+	}
+	return 0, fmt.Errorf("durable: cannot answer the review of session %s: %w", sessionID, err)
 }
 
 // Cancel asks the session's workflow to stop; a running step is cancelled
@@ -108,6 +144,11 @@ type FollowOption func(*Follower)
 // WithPoll sets how often the workflow is asked for new events (default
 // 300ms).
 func WithPoll(d time.Duration) FollowOption { return func(f *Follower) { f.poll = d } }
+
+// AnsweredAt tells the follower that a review was answered when the
+// workflow had recorded n events (what Answer returns): a wait for review
+// counts only once events past n exist.
+func AnsweredAt(n int) FollowOption { return func(f *Follower) { f.waitAfter = n } }
 
 // FromEvent starts at event index n (events before it are not played).
 func FromEvent(n int) FollowOption { return func(f *Follower) { f.next = n } }

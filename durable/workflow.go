@@ -18,7 +18,17 @@ const (
 	WorkflowName = "harness9.session"
 	SignalReview = "review"
 	QueryStatus  = "status"
+	// UpdateReview answers the plan awaiting approval exactly once: the
+	// workflow accepts the first review it gets while it waits and rejects
+	// every other, so of two reviewers answering at once one is refused
+	// (a signal would queue behind the first and answer the next plan).
+	// It returns the index of the first event the review causes.
+	UpdateReview = "review-once"
 )
+
+// ErrTypeNotWaiting is the error type of a review update the workflow
+// refuses because no plan awaits a review (answered already, or never).
+const ErrTypeNotWaiting = "not_waiting"
 
 // Defaults of a workflow's limits.
 const (
@@ -42,6 +52,9 @@ type Input struct {
 	Continue bool
 	// Review waits for a review of the stored plan first (no Prompt).
 	Review bool
+	// Answer carries out this review of the stored plan at once, instead
+	// of waiting for one (with Review).
+	Answer *Review
 	// ExecMode is the mode a continued execution runs in.
 	ExecMode planning.Mode
 	// TaskQueue is where the activities run: the queue of the worker host
@@ -111,6 +124,10 @@ type flow struct {
 	finished bool
 	result   agent.RunStatus
 	reviews  workflow.ReceiveChannel
+	// answers carries the review an update accepted to the waiting loop;
+	// answered says the current wait has its answer.
+	answers  workflow.Channel
+	answered bool
 }
 
 // SessionWorkflow runs a session's plan → approve → execute as a durable
@@ -126,13 +143,18 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		in.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
 	f := &flow{ctx: ctx, in: in, histLen: in.HistoryLen, phase: planning.StatusRunning,
-		reviews: workflow.GetSignalChannel(ctx, SignalReview)}
+		reviews: workflow.GetSignalChannel(ctx, SignalReview), answers: workflow.NewBufferedChannel(ctx, 1)}
 	err := workflow.SetQueryHandler(ctx, QueryStatus, func(from int) (Status, error) {
 		from = min(max(from, 0), len(f.events))
 		to := min(from+queryEvents, len(f.events))
 		return Status{Phase: f.phase, Waiting: f.waiting, Finished: f.finished, Result: f.result,
 			Events: f.events[from:to], Next: to, Todos: f.todos}, nil
 	})
+	if err != nil {
+		return Result{}, err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview, f.answer,
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, r Review) error { return f.canAnswer(r) }})
 	if err != nil {
 		return Result{}, err
 	}
@@ -166,14 +188,23 @@ func (f *flow) main() (agent.RunStatus, error) {
 	for err == nil && status == agent.RunAwaitingApproval {
 		f.phase = planning.StatusAwaitingApproval
 		r := Review{Choice: planning.ReviewApprove}
-		if !f.in.AutoApprove {
-			f.waiting = true
+		switch {
+		case f.in.Answer != nil:
+			r, f.in.Answer = *f.in.Answer, nil
+		case !f.in.AutoApprove:
+			f.waiting, f.answered = true, false
 			cancelled := false
 			sel := workflow.NewSelector(f.ctx)
 			sel.AddReceive(f.reviews, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
+			sel.AddReceive(f.answers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
 			sel.AddReceive(f.ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled = true })
 			sel.Select(f.ctx)
 			f.waiting = false
+			if f.answered {
+				// An accepted update wins over a signal selected in the
+				// same wait: its caller was told it took effect.
+				f.answers.ReceiveAsync(&r)
+			}
 			if cancelled {
 				// The plan stays awaiting approval in the store; a new
 				// workflow can pick it up (run --resume ID).
@@ -183,6 +214,37 @@ func (f *flow) main() (agent.RunStatus, error) {
 		status, err = f.review(r)
 	}
 	return status, err
+}
+
+// canAnswer says whether an update may answer the current wait.
+func (f *flow) canAnswer(r Review) error {
+	if !f.waiting || f.answered {
+		return temporal.NewNonRetryableApplicationError("no plan awaits a review in session "+f.in.SessionID+
+			" (it was reviewed already, or it is still being made)", ErrTypeNotWaiting, nil)
+	}
+	switch {
+	case r.Choice == planning.ReviewRefine && r.Feedback == "":
+		return temporal.NewNonRetryableApplicationError("refine needs feedback: the prompt the plan is revised with", ErrTypeUsage, nil)
+	case r.Choice == planning.ReviewRefine, r.Choice == planning.ReviewCancel:
+	default:
+		if _, ok := r.Choice.ApprovalMode(); !ok {
+			return temporal.NewNonRetryableApplicationError("unknown review choice "+r.Choice.String(), ErrTypeUsage, nil)
+		}
+	}
+	return nil
+}
+
+// answer is the UpdateReview handler: it hands the review to the waiting
+// loop and returns the index of the first event the review causes. The
+// check is repeated here because two updates may pass their validators
+// before either handler runs; handlers run one at a time.
+func (f *flow) answer(ctx workflow.Context, r Review) (int, error) {
+	if err := f.canAnswer(r); err != nil {
+		return 0, err
+	}
+	f.answered = true
+	f.answers.Send(ctx, r)
+	return len(f.events), nil
 }
 
 // review carries out one review choice.

@@ -218,3 +218,86 @@ func TestUsageErrorIsNotRetried(t *testing.T) {
 		t.Fatalf("status %s error %q; want an error naming the missing session", r.Status, r.Error)
 	}
 }
+
+// update records how one review update ended.
+type update struct {
+	rejected, failed error
+	at               any
+	completed        bool
+}
+
+func (u *update) callbacks() *testsuite.TestUpdateCallback {
+	return &testsuite.TestUpdateCallback{
+		OnAccept:   func() {},
+		OnReject:   func(err error) { u.rejected = err },
+		OnComplete: func(v any, err error) { u.completed, u.at, u.failed = true, v, err },
+	}
+}
+
+// Two reviewers answer the same plan at once (an approval and a
+// refinement in the same instant): the workflow takes exactly one; the
+// other is refused and changes nothing. A review sent before any plan
+// waits is refused too.
+func TestReviewUpdateTakesExactlyOneAnswer(t *testing.T) {
+	model := scripted.NewHistory(
+		scripted.Turn{Calls: scripted.Calls(submit)},
+		scripted.Turn{Calls: scripted.Calls(write("a.txt", "A"), scripted.Call("todo_write", todos("completed", "in_progress")))},
+		scripted.Turn{Calls: scripted.Calls(write("b.txt", "B"), scripted.Call("todo_write", todos("completed", "completed")))},
+		scripted.Turn{Text: "Both written."},
+	)
+	e, id := newSession(t, model)
+	env := newEnv(t, e)
+	var early, first, second update
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(durable.UpdateReview, "early", early.callbacks(), durable.Review{Choice: planning.ReviewApprove})
+	}, 0)
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(durable.UpdateReview, "approve", first.callbacks(), durable.Review{Choice: planning.ReviewApprove})
+		env.UpdateWorkflow(durable.UpdateReview, "refine", second.callbacks(), durable.Review{Choice: planning.ReviewRefine, Feedback: "smaller"})
+	}, time.Hour)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "write two files", Mode: planning.ModePlan})
+	r := result(t, env)
+	if early.rejected == nil && early.failed == nil {
+		t.Error("a review before the plan existed was accepted")
+	}
+	if first.rejected != nil || first.failed != nil || !first.completed {
+		t.Fatalf("the first review: rejected %v, failed %v", first.rejected, first.failed)
+	}
+	if second.rejected == nil && second.failed == nil {
+		t.Fatal("the second, concurrent review was accepted too")
+	}
+	if r.Status != agent.RunCompleted || strings.Count(types(r), "plan") != 1 || strings.Count(types(r), "approved") != 1 {
+		t.Fatalf("status %s, events %s; want one plan, one approval, completed", r.Status, types(r))
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); err != nil {
+			t.Errorf("%s was not written: %v", f, err)
+		}
+	}
+}
+
+// A plan stored awaiting approval, with no workflow waiting for it, is
+// answered by a workflow started with the review in its input.
+func TestStartWithAnswerRefinesTheStoredPlan(t *testing.T) {
+	model := scripted.NewHistory(
+		scripted.Turn{Calls: scripted.Calls(submit)},
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("submit_plan", map[string]any{"title": "Revised", "content": "c", "steps": []string{"only"}})),
+			Match: scripted.LastUserContains("smaller")},
+	)
+	e, id := newSession(t, model)
+	env := newEnv(t, e)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "p", Mode: planning.ModePlan, AutoApprove: false})
+	// The first workflow is cancelled while it waits: the plan stays stored.
+	env2 := newEnv(t, e)
+	env2.RegisterDelayedCallback(env2.CancelWorkflow, time.Hour)
+	env2.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Review: true,
+		Answer: &durable.Review{Choice: planning.ReviewRefine, Feedback: "make it smaller"}})
+	r := result(t, env2)
+	if r.Status != agent.RunCancelled || strings.Count(types(r), "plan") != 1 {
+		t.Fatalf("status %s, events %s; want the revised plan, then cancelled while waiting", r.Status, types(r))
+	}
+	st, _ := e.store.LoadState(context.Background(), id)
+	if st.Plan == nil || st.Plan.Title != "Revised" || st.Status != planning.StatusAwaitingApproval {
+		t.Fatalf("stored plan %v status %s; want the revised plan awaiting approval", st.Plan, st.Status)
+	}
+}
