@@ -16,6 +16,7 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/internal/server/durablerunner"
 )
 
 // shutdownGrace bounds how long serve waits for cancelled runs to save
@@ -23,7 +24,7 @@ import (
 const shutdownGrace = 30 * time.Second
 
 func newServeCmd(e *env, g *globals) *cobra.Command {
-	var listen string
+	var listen, engine string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API, its event streams and the plan-review web page",
@@ -34,10 +35,12 @@ func newServeCmd(e *env, g *globals) *cobra.Command {
 			"SIGINT/SIGTERM cancel running turns (state saved, sessions resumable) and exit 0.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"))
+			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"), engine)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on (config [serve] listen)")
+	cmd.Flags().StringVar(&engine, "engine", "", "where sessions run: local (in this process, the default; config engine) or temporal "+
+		"(durable workflows carried out by `harness9 worker` processes; this process runs no tools)")
 	token := requireSubcommand(&cobra.Command{Use: "token", Short: "Manage the bearer tokens serve accepts"})
 	token.AddCommand(newTokenAddCmd(e, g))
 	cmd.AddCommand(token)
@@ -96,8 +99,8 @@ func insideAny(dir string, roots []string) bool {
 	return false
 }
 
-func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet bool) error {
-	c, err := g.load(e, config.Flags{})
+func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet bool, engine string) error {
+	c, err := g.load(e, config.Flags{Engine: engine})
 	if err != nil {
 		return err
 	}
@@ -107,19 +110,79 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	if len(c.Serve.Roots) == 0 {
 		return usageErr("serve needs the directories sessions may use: add [serve] roots = [\"/path\"] to %s", c.File)
 	}
-	// Check the model's configuration now, not at the first request.
-	if _, _, err := newProvider(c, e.getenv); err != nil {
-		return err
-	}
 	store, err := openStore(ctx, c)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	factory := func(ctx context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
-		// Each session gets its workdir's own configuration: the project's
-		// .harness9/config.toml rules, its tools, sandbox and lock.
+	var runner server.Runner
+	if c.Engine == config.EngineTemporal {
+		// The workers run the model and the tools: this process needs
+		// no provider key.
+		tc, err := dialTemporal(c, e.stderr)
+		if err != nil {
+			return err
+		}
+		defer tc.Close()
+		runner = durablerunner.New(tc, store, taskQueue(c), durablerunner.WithModel(c.Model),
+			durablerunner.WithLimits(durablerunner.Limits{MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
+				MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout}))
+	} else {
+		// Check the model's configuration now, not at the first request.
+		if _, _, err := newProvider(c, e.getenv); err != nil {
+			return err
+		}
+		runner = server.NewEngineRunner(store, localFactory(e, g))
+	}
+	var tokens []server.Token
+	for _, t := range c.Serve.Tokens {
+		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
+	}
+	srv, err := server.New(runner, store, c.Serve.Roots,
+		server.WithTokens(tokens...), server.WithLogger(logger))
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return usageErr("cannot listen on %s: %v; choose another address with --listen", listen, err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "harness9 serve: listening on http://%s (API /api, web page /, OpenAPI /openapi.json)\n", ln.Addr())
+	if c.Engine == config.EngineTemporal {
+		fmt.Fprintf(e.stderr, "harness9 serve: sessions run as durable workflows on task queue %s (Temporal %s); start `harness9 worker` there\n",
+			taskQueue(c), c.Temporal.Address)
+	}
+
+	select {
+	case err := <-served:
+		return withCode(ExitError, fmt.Errorf("serve: %w", err))
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stderr, "harness9 serve: shutting down; running turns are cancelled and saved")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	httpDone := make(chan error, 1)
+	// Stop accepting at once; event streams end when srv.Shutdown closes
+	// them, which lets hs.Shutdown finish.
+	go func() { httpDone <- hs.Shutdown(sctx) }()
+	errRuns := srv.Shutdown(sctx)
+	errHTTP := <-httpDone
+	if err := errors.Join(errRuns, errHTTP); err != nil {
+		return withCode(ExitError, fmt.Errorf("serve: shutdown: %w", err))
+	}
+	fmt.Fprintln(e.stderr, "harness9 serve: stopped; every session can be resumed")
+	return nil
+}
+
+// localFactory builds the engines of `serve --engine local`: each session
+// gets its workdir's own configuration (the project's .harness9/config.toml
+// rules, its tools, sandbox and lock).
+func localFactory(e *env, g *globals) server.EngineFactory {
+	return func(ctx context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
 		sg := *g
 		sg.workdir = workdir // g.load gives the global -C flag precedence
 		wc, err := sg.load(e, config.Flags{})
@@ -141,43 +204,6 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		}
 		return eng, closerFunc(rt.Close), nil
 	}
-	var tokens []server.Token
-	for _, t := range c.Serve.Tokens {
-		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
-	}
-	srv, err := server.New(server.NewEngineRunner(store, factory), store, c.Serve.Roots,
-		server.WithTokens(tokens...), server.WithLogger(logger))
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return usageErr("cannot listen on %s: %v; choose another address with --listen", listen, err)
-	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(e.stderr, "harness9 serve: listening on http://%s (API /api, web page /, OpenAPI /openapi.json)\n", ln.Addr())
-
-	select {
-	case err := <-served:
-		return withCode(ExitError, fmt.Errorf("serve: %w", err))
-	case <-ctx.Done():
-	}
-	fmt.Fprintln(e.stderr, "harness9 serve: shutting down; running turns are cancelled and saved")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	httpDone := make(chan error, 1)
-	// Stop accepting at once; event streams end when srv.Shutdown closes
-	// them, which lets hs.Shutdown finish.
-	go func() { httpDone <- hs.Shutdown(sctx) }()
-	errRuns := srv.Shutdown(sctx)
-	errHTTP := <-httpDone
-	if err := errors.Join(errRuns, errHTTP); err != nil {
-		return withCode(ExitError, fmt.Errorf("serve: shutdown: %w", err))
-	}
-	fmt.Fprintln(e.stderr, "harness9 serve: stopped; every session can be resumed")
-	return nil
 }
 
 // closerFunc adapts a func to io.Closer.

@@ -450,7 +450,14 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request, p *principal)
 	if err != nil {
 		return err
 	}
-	if err := s.liveFor(sess.ID).stop(); err != nil {
+	l := s.liveFor(sess.ID)
+	if s.detached() {
+		// The work may be a workflow this process never started.
+		if l, err = s.open(r.Context(), sess.ID); err != nil {
+			return err
+		}
+	}
+	if err := l.stop(r.Context()); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "cancelling"})
@@ -484,6 +491,11 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 	sess, err := s.lookup(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		return err
+	}
+	if s.detached() {
+		// Attach to work the workers do, so its events reach the ring;
+		// a server shutting down streams what it has.
+		_, _ = s.open(r.Context(), sess.ID)
 	}
 	h := s.liveFor(sess.ID).hub
 	last := r.Header.Get("Last-Event-ID")

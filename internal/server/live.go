@@ -167,14 +167,22 @@ func (l *live) review(choice planning.ReviewChoice, feedback string) error {
 	return l.start(start)
 }
 
-// stop cancels the run in progress.
-func (l *live) stop() error {
+// stop cancels the run in progress. A Remote session's work is cancelled
+// where it runs; the run following it here then ends by itself.
+func (l *live) stop(ctx context.Context) error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.running || l.cancel == nil {
+	sess, running, cancel := l.sess, l.running, l.cancel
+	l.mu.Unlock()
+	if rem, ok := sess.(Remote); ok {
+		if err := rem.Cancel(ctx); err != nil {
+			return conflict("session %s has no run in progress: %v", l.id, err)
+		}
+		return nil
+	}
+	if !running || cancel == nil {
 		return conflict("session %s has no run in progress", l.id)
 	}
-	l.cancel()
+	cancel()
 	return nil
 }
 

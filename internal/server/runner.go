@@ -44,6 +44,27 @@ type Session interface {
 	Close() error
 }
 
+// Detached is implemented by a Runner whose sessions run outside this
+// process (a durable workflow carried out by workers). Opening such a
+// session takes no lock and runs nothing here, so the server opens one
+// just to watch it: an event stream or a cancel request attaches to work
+// the workers are doing, even when this process did not start it.
+type Detached interface {
+	Detached() bool
+}
+
+// Remote is implemented by a Session whose work goes on outside this
+// process.
+type Remote interface {
+	// Attach returns the events of work in progress elsewhere (an
+	// execution the workers carry on after this server restarted), or
+	// nil when none is in progress.
+	Attach(ctx context.Context) func(context.Context) iter.Seq[agent.Event]
+	// Cancel stops the work in progress, wherever it runs; the events of
+	// a run that follows it end with done cancelled.
+	Cancel(ctx context.Context) error
+}
+
 // Snapshot is what a page or a client needs to draw a session.
 type Snapshot struct {
 	Mode   planning.Mode

@@ -182,26 +182,50 @@ func (s *Server) liveFor(id string) *live {
 }
 
 // open returns session id's live record with its Session open (this
-// process then holds the session's lock).
+// process then holds the session's lock). A Remote session with work in
+// progress elsewhere is followed from then on, as a run of this process.
 func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	l := s.liveFor(id)
+	sess, err := s.openLocked(ctx, l)
+	if err != nil || sess == nil {
+		return l, err
+	}
+	if rem, ok := sess.(Remote); ok {
+		if events := rem.Attach(ctx); events != nil {
+			if _, err := l.begin(); err == nil {
+				_ = l.start(events)
+			}
+		}
+	}
+	return l, nil
+}
+
+// openLocked opens l's session unless it is open; it returns the Session
+// it opened, nil when it was open already.
+func (s *Server) openLocked(ctx context.Context, l *live) (Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.sess != nil {
-		return l, nil
+		return nil, nil
 	}
 	if !s.accepting() {
 		return nil, conflict("the server is shutting down; retry after it restarts")
 	}
-	sess, err := s.runner.Open(ctx, id)
+	sess, err := s.runner.Open(ctx, l.id)
 	if err != nil {
 		if errors.Is(err, session.ErrBusy) {
 			return nil, conflict("%v", err)
 		}
-		return nil, fmt.Errorf("open session %s: %w", id, err)
+		return nil, fmt.Errorf("open session %s: %w", l.id, err)
 	}
 	l.sess = sess
-	return l, nil
+	return sess, nil
+}
+
+// detached reports whether sessions run outside this process (Detached).
+func (s *Server) detached() bool {
+	d, ok := s.runner.(Detached)
+	return ok && d.Detached()
 }
 
 // adopt records a session the runner just created.

@@ -1,0 +1,328 @@
+package durablerunner_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/durable"
+	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/internal/server/durablerunner"
+	"github.com/harness9/harness9/internal/temporaltest"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/sqlite"
+	"github.com/harness9/harness9/tool"
+	"github.com/harness9/harness9/tool/builtin"
+)
+
+// planTurns plan two steps, then execute them: each writes a file and
+// marks itself done.
+func planTurns() []scripted.Turn {
+	todo := func(a, b string) llm.ToolCall {
+		return scripted.Call("todo_write", map[string]any{"todos": []map[string]string{
+			{"id": "1", "content": "write a.txt", "status": a}, {"id": "2", "content": "write b.txt", "status": b}}})
+	}
+	return []scripted.Turn{
+		{Text: "Plan ready.", Calls: scripted.Calls(scripted.Call("submit_plan", map[string]any{"title": "Two files",
+			"content": "Write a and b.", "steps": []string{"write a.txt", "write b.txt"}}))},
+		{Calls: scripted.Calls(scripted.Call("write_file", map[string]string{"path": "a.txt", "content": "a"}), todo("completed", "in_progress"))},
+		{Calls: scripted.Calls(scripted.Call("write_file", map[string]string{"path": "b.txt", "content": "b"}), todo("completed", "completed"))},
+		{Text: "Both files written."},
+	}
+}
+
+// engines is the worker's side: engines on the shared store with the
+// scripted model, each step on a fresh engine as on a real worker.
+type engines struct {
+	store session.Store
+	model llm.Provider
+}
+
+func (e *engines) Engine(ctx context.Context, id string) (*agent.Engine, error) {
+	s, err := e.store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := tool.NewWorkspace(s.Workdir)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(e.model, agent.WithWorkspace(ws), agent.WithStore(e.store), agent.WithTools(builtin.All(ws)...),
+		agent.WithSession(id))
+}
+
+// env is a Temporal dev server, a worker on a queue of the test's, a
+// SQLite store and servers over a durable runner, with two roots and a
+// token for each.
+type env struct {
+	t            *testing.T
+	tc           client.Client
+	store        session.Store
+	queue        string
+	rootA, rootB string
+	tokA, tokB   string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	srv := temporaltest.Start(t)
+	tc, err := client.Dial(client.Options{HostPort: srv.Address})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tc.Close)
+	st, err := sqlite.Open(filepath.Join(t.TempDir(), "harness9.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := &env{t: t, tc: tc, store: st, queue: "test-" + strings.ReplaceAll(t.Name(), "/", "-"), rootA: realDir(t), rootB: realDir(t)}
+	e.tokA, _ = server.NewToken()
+	e.tokB, _ = server.NewToken()
+	w := durable.NewWorker(tc, e.queue, durable.NewActivities(&engines{store: st, model: scripted.NewHistory(planTurns()...)}))
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return e
+}
+
+func realDir(t *testing.T) string {
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// api is one server process's HTTP side.
+type api struct {
+	t   *testing.T
+	srv *server.Server
+	ts  *httptest.Server
+}
+
+// serve starts a server over a new durable runner (as a new serve process
+// would); it shuts down when the test ends unless stopped earlier.
+func (e *env) serve() *api {
+	e.t.Helper()
+	r := durablerunner.New(e.tc, e.store, e.queue, durablerunner.WithPoll(50*time.Millisecond))
+	srv, err := server.New(r, e.store, []string{e.rootA, e.rootB}, server.WithTokens(
+		server.Token{Name: "a", SHA256: server.HashToken(e.tokA), Roots: []string{e.rootA}},
+		server.Token{Name: "b", SHA256: server.HashToken(e.tokB), Roots: []string{e.rootB}}))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	a := &api{t: e.t, srv: srv, ts: httptest.NewServer(srv.Handler())}
+	e.t.Cleanup(a.stop)
+	return a
+}
+
+func (a *api) stop() {
+	if a.ts == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.srv.Shutdown(ctx); err != nil {
+		a.t.Errorf("shutdown: %v", err)
+	}
+	a.ts.CloseClientConnections()
+	a.ts.Close()
+	a.ts = nil
+}
+
+func (a *api) do(method, path, token string, body any) (int, map[string]any) {
+	a.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, a.ts.URL+path, rd)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+// until reads the session's event stream until an event of typ with the
+// wanted fields, and returns the events seen.
+func (a *api) until(id, token, typ string, want map[string]any) []map[string]any {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", a.ts.URL+"/api/sessions/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		a.t.Fatalf("events: %d", resp.StatusCode)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	var seen []map[string]any
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			a.t.Fatalf("not JSON: %s", data)
+		}
+		seen = append(seen, ev)
+		match := ev["type"] == typ
+		for k, v := range want {
+			match = match && ev[k] == v
+		}
+		if match {
+			return seen
+		}
+	}
+	a.t.Fatalf("no %s %v event; saw %v", typ, want, seen)
+	return nil
+}
+
+func count(evs []map[string]any, typ string) int {
+	n := 0
+	for _, ev := range evs {
+		if ev["type"] == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// A plan made through one server waits in its workflow; that server goes
+// away; two other servers (other processes, as far as the workflow can
+// tell) approve it at the same instant: exactly one approval takes effect,
+// the plan runs once on the worker, and the servers' event streams follow
+// the execution to n/n.
+func TestPlanApproveAcrossServersExactlyOnce(t *testing.T) {
+	e := newEnv(t)
+	first := e.serve()
+	code, created := first.do("POST", "/api/sessions", e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, created)
+	}
+	id := created["id"].(string)
+	evs := first.until(id, e.tokA, "state", map[string]any{"status": "awaiting_approval", "running": false})
+	if count(evs, "plan") != 1 || count(evs, "done") != 1 {
+		t.Fatalf("the plan run's events: %v", evs)
+	}
+	if _, err := os.Stat(filepath.Join(e.rootA, "a.txt")); err == nil {
+		t.Fatal("a.txt written before approval")
+	}
+	// approve_confirm cannot be asked for on a worker: refused, and the
+	// plan still waits.
+	if code, body := first.do("POST", "/api/sessions/"+id+"/review", e.tokA, map[string]any{"choice": "approve_confirm"}); code != 409 ||
+		!strings.Contains(body["error"].(string), "approve_auto") {
+		t.Fatalf("approve_confirm: %d %v", code, body)
+	}
+	first.stop()
+
+	b, c := e.serve(), e.serve()
+	// Token B reaches nothing of root A's session on either server.
+	for _, probe := range []struct{ method, path string }{
+		{"GET", "/api/sessions/" + id}, {"POST", "/api/sessions/" + id + "/review"}, {"POST", "/api/sessions/" + id + "/cancel"},
+		{"GET", "/api/sessions/" + id + "/events"}, {"POST", "/api/sessions/" + id + "/prompt"},
+	} {
+		var body any
+		if probe.method == "POST" {
+			body = map[string]any{"choice": "approve_auto", "prompt": "x"}
+		}
+		if code, _ := b.do(probe.method, probe.path, e.tokB, body); code != 404 && code != 400 {
+			t.Errorf("token B: %s %s answered %d", probe.method, probe.path, code)
+		}
+	}
+	if code, _ := b.do("POST", "/api/sessions", e.tokB, map[string]any{"workdir": e.rootA, "prompt": "x"}); code != 400 {
+		t.Errorf("token B created a session in root A: %d", code)
+	}
+	if running, _ := durable.Running(context.Background(), e.tc, id); !running {
+		t.Fatal("token B's probes ended the workflow")
+	}
+
+	codes := make([]int, 2)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, s := range []*api{b, c} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			codes[i], _ = s.do("POST", "/api/sessions/"+id+"/review", e.tokA, map[string]any{"choice": "approve_auto"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if !(codes[0] == 200 && codes[1] == 409 || codes[0] == 409 && codes[1] == 200) {
+		t.Fatalf("two approvals answered %v; want one 200 and one 409", codes)
+	}
+	winner := b
+	if codes[1] == 200 {
+		winner = c
+	}
+	evs = winner.until(id, e.tokA, "done", map[string]any{"status": "completed"})
+	if count(evs, "approved") != 1 {
+		t.Fatalf("approved %d times in %v", count(evs, "approved"), evs)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if got, err := os.ReadFile(filepath.Join(e.rootA, f)); err != nil || len(got) != 1 {
+			t.Errorf("%s: %q %v", f, got, err)
+		}
+	}
+	st, err := e.store.LoadState(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done, _, total := planning.Progress(st.Todos); done != 2 || total != 2 || st.Status != planning.StatusIdle {
+		t.Fatalf("stored todos %d/%d, status %s", done, total, st.Status)
+	}
+	msgs, err := e.store.Messages(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]int{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			results[m.ToolCallID]++
+		}
+	}
+	for call, n := range results {
+		if n != 1 {
+			t.Errorf("call %s has %d results: a step ran twice", call, n)
+		}
+	}
+	// A second approval of the executed plan is refused.
+	if code, body := c.do("POST", "/api/sessions/"+id+"/review", e.tokA, map[string]any{"choice": "approve_auto"}); code != 409 {
+		t.Fatalf("approving again: %d %v", code, body)
+	}
+}
