@@ -31,9 +31,9 @@ type serveProc struct {
 	done chan struct{}
 }
 
-func (h *harness) serve(model string) *serveProc {
+func (h *harness) serve(model string, extra ...string) *serveProc {
 	h.t.Helper()
-	cmd := exec.Command(binary(h.t), "serve", "--listen", "127.0.0.1:0", "-m", model)
+	cmd := exec.Command(binary(h.t), append([]string{"serve", "--listen", "127.0.0.1:0", "-m", model}, extra...)...)
 	cmd.Env = h.env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -71,6 +71,13 @@ func (p *serveProc) stop() int {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	<-p.done
 	return p.cmd.ProcessState.ExitCode()
+}
+
+// kill9 kills the process with SIGKILL: no shutdown, nothing saved.
+func (p *serveProc) kill9() {
+	p.t.Helper()
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 func (p *serveProc) post(token, path, body string) (int, map[string]any) {
