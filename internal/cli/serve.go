@@ -25,6 +25,7 @@ const shutdownGrace = 30 * time.Second
 
 func newServeCmd(e *env, g *globals) *cobra.Command {
 	var listen, engine string
+	var idle time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API, its event streams and the plan-review web page",
@@ -35,10 +36,18 @@ func newServeCmd(e *env, g *globals) *cobra.Command {
 			"SIGINT/SIGTERM cancel running turns (state saved, sessions resumable) and exit 0.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"), engine)
+			switch {
+			case !cmd.Flags().Changed("idle-timeout"):
+				idle = -1 // config [serve] idle_timeout, else the default
+			case idle < 0:
+				return usageErr("--idle-timeout must not be negative (0 keeps sessions open)")
+			}
+			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"), engine, idle)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on (config [serve] listen)")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", server.DefaultIdleTimeout, "release a session (its engine, lock and event ring) after it had "+
+		"no run and no event stream for this long; 0 keeps sessions open (config [serve] idle_timeout)")
 	cmd.Flags().StringVar(&engine, "engine", "", "where sessions run: local (in this process, the default; config engine) or temporal "+
 		"(durable workflows carried out by `harness9 worker` processes; this process runs no tools)")
 	token := requireSubcommand(&cobra.Command{Use: "token", Short: "Manage the bearer tokens serve accepts"})
@@ -99,13 +108,19 @@ func insideAny(dir string, roots []string) bool {
 	return false
 }
 
-func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet bool, engine string) error {
+func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet bool, engine string, idle time.Duration) error {
 	c, err := g.load(e, config.Flags{Engine: engine})
 	if err != nil {
 		return err
 	}
 	if !listenSet && c.Serve.Listen != "" {
 		listen = c.Serve.Listen
+	}
+	switch {
+	case idle < 0 && c.Serve.IdleTimeout != "":
+		idle = c.Serve.Idle
+	case idle < 0:
+		idle = server.DefaultIdleTimeout
 	}
 	if len(c.Serve.Roots) == 0 {
 		return usageErr("serve needs the directories sessions may use: add [serve] roots = [\"/path\"] to %s", c.File)
@@ -140,7 +155,7 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
 	}
 	srv, err := server.New(runner, store, c.Serve.Roots,
-		server.WithTokens(tokens...), server.WithLogger(logger))
+		server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle))
 	if err != nil {
 		return usageErr("%v", err)
 	}

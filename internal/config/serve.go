@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
 
@@ -23,6 +24,10 @@ type ServeConfig struct {
 	Roots []string `toml:"roots"`
 	// Tokens are the accepted bearer tokens, kept as SHA-256 hashes.
 	Tokens []ServeToken `toml:"tokens"`
+	// IdleTimeout is idle_timeout as written ("15m"; "0" keeps sessions
+	// open; "" leaves the server's default); Idle is its value.
+	IdleTimeout string        `toml:"idle_timeout"`
+	Idle        time.Duration `toml:"-"`
 }
 
 // ServeToken is one [[serve.tokens]] entry.
@@ -38,6 +43,13 @@ func (c *Config) applyServe(s ServeConfig, bad func(key, format string, args ...
 			return bad("serve.roots", "%q is not an absolute path", r)
 		}
 		s.Roots[i] = filepath.Clean(r)
+	}
+	if s.IdleTimeout != "" {
+		d, err := time.ParseDuration(s.IdleTimeout)
+		if err != nil || d < 0 {
+			return bad("serve.idle_timeout", "%q is not a duration like \"15m\" (\"0\" keeps sessions open)", s.IdleTimeout)
+		}
+		s.Idle = d
 	}
 	seen := map[string]bool{}
 	for _, t := range s.Tokens {

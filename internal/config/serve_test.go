@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A token added to a config file with comments and a [serve] table keeps
@@ -40,5 +41,22 @@ func TestServeConfigRejectsRelativeRoots(t *testing.T) {
 	home := writeConfig(t, "[serve]\nroots = [\"srv\"]\n")
 	if _, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home})); err == nil || !strings.Contains(err.Error(), "serve.roots") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestServeIdleTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+		bad  bool
+	}{{"5m", 5 * time.Minute, false}, {"0", 0, false}, {"-1s", 0, true}, {"soon", 0, true}} {
+		home := writeConfig(t, "[serve]\nidle_timeout = \""+tc.text+"\"\n")
+		c, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+		switch {
+		case tc.bad && (err == nil || !strings.Contains(err.Error(), "serve.idle_timeout")):
+			t.Errorf("%q: err %v, want one naming serve.idle_timeout", tc.text, err)
+		case !tc.bad && (err != nil || c.Serve.Idle != tc.want || c.Serve.IdleTimeout != tc.text):
+			t.Errorf("%q: %v, %v", tc.text, c, err)
+		}
 	}
 }

@@ -497,7 +497,9 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 		// a server shutting down streams what it has.
 		_, _ = s.open(r.Context(), sess.ID)
 	}
-	h := s.liveFor(sess.ID).hub
+	l, unwatch := s.watch(sess.ID)
+	defer unwatch()
+	h := l.hub
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
 		last = r.URL.Query().Get("last_event_id")

@@ -121,13 +121,13 @@ func (e *env) factory(_ context.Context, workdir, id string) (*agent.Engine, io.
 }
 
 // start (re)starts the server over the same store.
-func (e *env) start() {
+func (e *env) start(opts ...server.Option) {
 	e.t.Helper()
-	srv, err := server.New(server.NewEngineRunner(e.store, e.factory), e.store, []string{e.rootA, e.rootB},
-		server.WithTokens(
-			server.Token{Name: "a", SHA256: server.HashToken(e.tokA), Roots: []string{e.rootA}},
-			server.Token{Name: "b", SHA256: server.HashToken(e.tokB), Roots: []string{e.rootB}}),
-		server.WithMaxBody(64<<10))
+	opts = append([]server.Option{server.WithTokens(
+		server.Token{Name: "a", SHA256: server.HashToken(e.tokA), Roots: []string{e.rootA}},
+		server.Token{Name: "b", SHA256: server.HashToken(e.tokB), Roots: []string{e.rootB}}),
+		server.WithMaxBody(64 << 10)}, opts...)
+	srv, err := server.New(server.NewEngineRunner(e.store, e.factory), e.store, []string{e.rootA, e.rootB}, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/eventjson"
@@ -26,6 +27,12 @@ type live struct {
 	running bool
 	cancel  context.CancelFunc
 	asks    map[string]*agent.ApprovalRequest
+	// watchers counts the event streams connected; last is when the
+	// session was last used; released says the idle sweep dropped this
+	// record (a request that still holds it takes a new one).
+	watchers int
+	last     time.Time
+	released bool
 }
 
 // conflictError is an action the session's state does not allow now (409).
@@ -40,6 +47,9 @@ func conflict(format string, args ...any) error { return &conflictError{fmt.Spri
 func (l *live) begin() (Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.released {
+		return nil, conflict("session %s was released as idle while this request reached it; retry", l.id)
+	}
 	if l.sess == nil {
 		return nil, conflict("session %s is not open: the server is shutting down; retry after it restarts", l.id)
 	}
@@ -53,7 +63,7 @@ func (l *live) begin() (Session, error) {
 // end gives the claim back and tells subscribers the state.
 func (l *live) end() {
 	l.mu.Lock()
-	l.running, l.cancel = false, nil
+	l.running, l.cancel, l.last = false, nil, time.Now()
 	clear(l.asks)
 	l.mu.Unlock()
 	l.publishState()

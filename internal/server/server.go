@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/harness9/harness9/session"
 )
@@ -25,6 +26,11 @@ const (
 	DefaultMaxBody   = 1 << 20 // bytes of a request body
 	DefaultRingSize  = 2048    // events kept per session for Last-Event-ID
 	DefaultMaxPrompt = 256 << 10
+
+	// DefaultIdleTimeout is how long a session stays open (its engine,
+	// its lock, its event ring) with no run in progress and no event
+	// stream connected, before the server releases it.
+	DefaultIdleTimeout = 15 * time.Minute
 )
 
 // Server serves the API and the web page. Close it with Shutdown.
@@ -36,6 +42,7 @@ type Server struct {
 	log     *slog.Logger
 	maxBody int64
 	ring    int
+	idle    time.Duration
 
 	rawTokens []Token
 
@@ -70,11 +77,17 @@ func WithMaxBody(n int64) Option { return func(s *Server) { s.maxBody = n } }
 // resuming with Last-Event-ID (default DefaultRingSize).
 func WithRingSize(n int) Option { return func(s *Server) { s.ring = n } }
 
+// WithIdleTimeout sets how long a session with no run in progress and no
+// event stream connected stays open (default DefaultIdleTimeout; 0 or
+// less keeps sessions open until shutdown). A released session is opened
+// again from the store by the next request that needs it.
+func WithIdleTimeout(d time.Duration) Option { return func(s *Server) { s.idle = d } }
+
 // New builds a server over runner; store lists and shows sessions. roots
 // are the directories sessions may work in: every token's roots must lie
 // inside them.
 func New(runner Runner, store session.Store, roots []string, opts ...Option) (*Server, error) {
-	s := &Server{runner: runner, store: store, maxBody: DefaultMaxBody, ring: DefaultRingSize,
+	s := &Server{runner: runner, store: store, maxBody: DefaultMaxBody, ring: DefaultRingSize, idle: DefaultIdleTimeout,
 		sessions: map[string]*live{}, quit: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
@@ -103,6 +116,9 @@ func New(runner Runner, store session.Store, roots []string, opts ...Option) (*S
 	s.base, s.stopAll = context.WithCancel(context.Background())
 	s.mux = http.NewServeMux()
 	s.routesInit()
+	if s.idle > 0 {
+		go s.releaseIdle(s.base)
+	}
 	return s, nil
 }
 
@@ -175,7 +191,7 @@ func (s *Server) liveFor(id string) *live {
 	defer s.mu.Unlock()
 	l := s.sessions[id]
 	if l == nil {
-		l = &live{srv: s, id: id, hub: newHub(s.ring)}
+		l = &live{srv: s, id: id, hub: newHub(s.ring), last: time.Now()}
 		s.sessions[id] = l
 	}
 	return l
@@ -187,6 +203,10 @@ func (s *Server) liveFor(id string) *live {
 func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	l := s.liveFor(id)
 	sess, err := s.openLocked(ctx, l)
+	for errors.Is(err, errReleased) {
+		l = s.liveFor(id)
+		sess, err = s.openLocked(ctx, l)
+	}
 	if err != nil || sess == nil {
 		return l, err
 	}
@@ -205,6 +225,10 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 func (s *Server) openLocked(ctx context.Context, l *live) (Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.released {
+		return nil, errReleased
+	}
+	l.last = time.Now()
 	if l.sess != nil {
 		return nil, nil
 	}
@@ -230,11 +254,89 @@ func (s *Server) detached() bool {
 
 // adopt records a session the runner just created.
 func (s *Server) adopt(sess Session) *live {
-	l := s.liveFor(sess.ID())
-	l.mu.Lock()
-	l.sess = sess
-	l.mu.Unlock()
-	return l
+	for {
+		l := s.liveFor(sess.ID())
+		l.mu.Lock()
+		if !l.released {
+			l.sess, l.last = sess, time.Now()
+			l.mu.Unlock()
+			return l
+		}
+		l.mu.Unlock()
+	}
+}
+
+// watch counts an event stream connected to session id; the returned
+// func ends it.
+func (s *Server) watch(id string) (*live, func()) {
+	for {
+		l := s.liveFor(id)
+		l.mu.Lock()
+		if !l.released {
+			l.watchers++
+			l.mu.Unlock()
+			return l, func() {
+				l.mu.Lock()
+				l.watchers--
+				l.last = time.Now()
+				l.mu.Unlock()
+			}
+		}
+		l.mu.Unlock()
+	}
+}
+
+// errReleased says a live record was released while a request reached
+// for it: the request takes a new one.
+var errReleased = errors.New("the session was released")
+
+// releaseIdle releases idle sessions until ctx ends.
+func (s *Server) releaseIdle(ctx context.Context) {
+	every := min(max(s.idle/4, 10*time.Millisecond), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			s.sweep(now)
+		}
+	}
+}
+
+// sweep releases every session idle since before now minus the idle
+// timeout: its Session is closed (for the local runner, the engine and
+// the session's lock) and its record with the event ring is dropped.
+func (s *Server) sweep(now time.Time) {
+	s.mu.Lock()
+	lives := make([]*live, 0, len(s.sessions))
+	for _, l := range s.sessions {
+		lives = append(lives, l)
+	}
+	s.mu.Unlock()
+	for _, l := range lives {
+		l.mu.Lock()
+		idle := !l.released && !l.running && l.watchers == 0 && now.Sub(l.last) >= s.idle
+		var sess Session
+		if idle {
+			l.released, sess, l.sess = true, l.sess, nil
+		}
+		l.mu.Unlock()
+		if !idle {
+			continue
+		}
+		s.mu.Lock()
+		if s.sessions[l.id] == l {
+			delete(s.sessions, l.id)
+		}
+		s.mu.Unlock()
+		if sess != nil {
+			if err := sess.Close(); err != nil {
+				s.log.Warn("serve: releasing an idle session failed", "session", l.id, "err", err)
+			}
+		}
+	}
 }
 
 // pathFor is a short account of a request for error messages.
