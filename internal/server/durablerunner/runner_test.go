@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"go.temporal.io/sdk/client"
 
 	"github.com/harness9/harness9/agent"
@@ -324,5 +326,66 @@ func TestPlanApproveAcrossServersExactlyOnce(t *testing.T) {
 	// A second approval of the executed plan is refused.
 	if code, body := c.do("POST", "/api/sessions/"+id+"/review", e.tokA, map[string]any{"choice": "approve_auto"}); code != 409 {
 		t.Fatalf("approving again: %d %v", code, body)
+	}
+}
+
+// chromium finds Debian's chromium: missing, the test skips locally and
+// fails in CI (env CI set), where .ci/run installs it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed; CI must install it (apt-get install -y chromium)")
+	}
+	t.Skip("chromium is not installed; install it with: apt-get install -y chromium")
+	return ""
+}
+
+// A reviewer approves a workflow's plan from the web page of a server
+// that did not make the plan, in a real headless Chromium, and watches
+// the todo counter reach n/n as the worker executes it.
+func TestBrowserApprovesWorkflowPlan(t *testing.T) {
+	bin := chromium(t)
+	e := newEnv(t)
+	first := e.serve()
+	code, created := first.do("POST", "/api/sessions", e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
+	if code != 201 {
+		t.Fatalf("create: %d %v", code, created)
+	}
+	id := created["id"].(string)
+	first.until(id, e.tokA, "state", map[string]any{"status": "awaiting_approval", "running": false})
+	first.stop()
+	page := e.serve()
+
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(bin), chromedp.Headless,
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.UserDataDir(t.TempDir()))
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelT(); cancel(); cancelAlloc() })
+	err := chromedp.Do(ctx,
+		chromedp.Navigate(page.ts.URL+"/s/"+id),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), e.tokA),
+		chromedp.Click(chromedp.ID("login")),
+		chromedp.WaitVisible(chromedp.ID("plan-title")),
+		chromedp.WaitEnabled(chromedp.ID("approve-auto")),
+		chromedp.Click(chromedp.ID("approve-auto")),
+	)
+	if err != nil {
+		t.Fatalf("log in, see the plan, approve: %v", err)
+	}
+	reached, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("todo-count").textContent === "2/2"`,
+		chromedp.WithPollingInterval(50*time.Millisecond)))
+	if err != nil || !reached {
+		count, _ := chromedp.Run(ctx, chromedp.Text(chromedp.ID("todo-count")))
+		t.Fatalf("after approving, the counter shows %q: %v", count, err)
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(e.rootA, f)); err != nil {
+			t.Errorf("%s after approving in the browser: %v", f, err)
+		}
 	}
 }
