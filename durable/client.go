@@ -118,13 +118,46 @@ func Running(ctx context.Context, c client.Client, sessionID string) (bool, erro
 
 // Query returns the workflow's status with its events from index from on.
 func Query(ctx context.Context, c client.Client, sessionID string, from int) (Status, error) {
-	v, err := c.QueryWorkflow(ctx, WorkflowID(sessionID), "", QueryStatus, from)
+	return queryRun(ctx, c, sessionID, "", from)
+}
+
+// queryRun queries one run of the session's workflow ("" the latest).
+func queryRun(ctx context.Context, c client.Client, sessionID, runID string, from int) (Status, error) {
+	v, err := c.QueryWorkflow(ctx, WorkflowID(sessionID), runID, QueryStatus, from)
 	if err != nil {
 		return Status{}, err
 	}
 	var st Status
 	err = v.Get(&st)
 	return st, err
+}
+
+// catchUp plays the events of run runID (and of the runs it continued)
+// from f.next up to index to.
+func (f *Follower) catchUp(ctx context.Context, sessionID, runID string, to int, emit func([]Envelope)) error {
+	for f.next < to {
+		st, err := queryRun(ctx, f.c, sessionID, runID, f.next)
+		if err != nil {
+			return err
+		}
+		if f.next < st.Base {
+			if st.PrevRun == "" {
+				f.next = st.Base // nothing older to read
+				continue
+			}
+			if err := f.catchUp(ctx, sessionID, st.PrevRun, st.Base, emit); err != nil {
+				return err
+			}
+			f.next = max(f.next, st.Base) // never loop on a gap
+			continue
+		}
+		if len(st.Events) == 0 {
+			return nil
+		}
+		emit(st.Events)
+		f.next = st.Next
+	}
+	return nil
 }
 
 // Follower plays a workflow's events as they are recorded.
@@ -190,15 +223,10 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 			if err := f.c.GetWorkflow(ctx, WorkflowID(sessionID), "").Get(ctx, &res); err != nil {
 				return Status{}, fmt.Errorf("durable: the workflow of session %s ended without a result: %w", sessionID, err)
 			}
-			for f.next < res.From {
-				// Further behind than the result reaches: the closed
-				// workflow answers queries (replayed on a worker).
-				st, err := Query(ctx, f.c, sessionID, f.next)
-				if err != nil {
-					return Status{}, fmt.Errorf("durable: cannot read the events of session %s's workflow: %w", sessionID, err)
-				}
-				emit(st.Events)
-				f.next = st.Next
+			// Further behind than the result reaches: the closed
+			// workflow answers queries (replayed on a worker).
+			if err := f.catchUp(ctx, sessionID, "", res.From, emit); err != nil {
+				return Status{}, fmt.Errorf("durable: cannot read the events of session %s's workflow: %w", sessionID, err)
 			}
 			if end := res.From + len(res.Events); f.next < end {
 				emit(res.Events[f.next-res.From:])
@@ -208,6 +236,13 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 		}
 		if err == nil {
 			st, qerr := Query(ctx, f.c, sessionID, f.next)
+			if qerr == nil && f.next < st.Base {
+				// The run continued as new since the last poll: read
+				// the rest of the runs before it first.
+				if qerr = f.catchUp(ctx, sessionID, st.PrevRun, st.Base, emit); qerr == nil {
+					st, qerr = Query(ctx, f.c, sessionID, f.next)
+				}
+			}
 			if qerr == nil {
 				emit(st.Events)
 				f.next = st.Next

@@ -34,6 +34,11 @@ const ErrTypeNotWaiting = "not_waiting"
 const (
 	DefaultMaxTurns         = 50
 	DefaultHeartbeatTimeout = 15 * time.Second
+	// DefaultContinueAfter is how many steps (activities) one workflow run
+	// takes before an execution continues as a new run, which keeps a
+	// long session's history far below Temporal's limits (each step adds a
+	// few history events and carries its events in its result).
+	DefaultContinueAfter = 1000
 )
 
 // Input starts a session's workflow.
@@ -55,6 +60,10 @@ type Input struct {
 	// Answer carries out this review of the stored plan at once, instead
 	// of waiting for one (with Review).
 	Answer *Review
+	// Todos is the stored todo list when a continued execution starts: the
+	// executor counts progress from it (without it, an execution resumed
+	// by a new workflow would look finished before its first round).
+	Todos []planning.TodoItem
 	// ExecMode is the mode a continued execution runs in.
 	ExecMode planning.Mode
 	// TaskQueue is where the activities run: the queue of the worker host
@@ -68,6 +77,17 @@ type Input struct {
 	// HeartbeatTimeout is how soon a step on a dead worker is retried
 	// elsewhere on the queue (default DefaultHeartbeatTimeout).
 	HeartbeatTimeout time.Duration
+	// ContinueAfter is how many steps a run takes before an execution
+	// continues as new (default DefaultContinueAfter). It happens only
+	// right after an execution round that completed an item, so the
+	// stagnation rule, whose count starts again in the new run, loses
+	// nothing.
+	ContinueAfter int
+	// EventBase is the index of this run's first event among all the
+	// events of the session's workflow, counted across continue-as-new;
+	// RoundsDone the execution rounds earlier runs made. Continue-as-new
+	// sets them.
+	EventBase, RoundsDone int
 }
 
 // Review is the signal that answers a plan awaiting approval: Choice is a
@@ -91,6 +111,10 @@ type Status struct {
 	// Next is the index to ask for next time.
 	Next  int
 	Todos []planning.TodoItem
+	// Base is the index of this run's first event; events before it are
+	// in the run PrevRun (the run this one continued), "" when none.
+	Base    int
+	PrevRun string
 }
 
 // Result is how the workflow ended, with the last events it recorded:
@@ -123,6 +147,8 @@ type flow struct {
 	waiting  bool
 	finished bool
 	result   agent.RunStatus
+	steps    int // activities this run scheduled
+	rounds   int // execution rounds this run made
 	reviews  workflow.ReceiveChannel
 	// answers carries the review an update accepted to the waiting loop;
 	// answered says the current wait has its answer.
@@ -142,13 +168,15 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if in.HeartbeatTimeout <= 0 {
 		in.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
-	f := &flow{ctx: ctx, in: in, histLen: in.HistoryLen, phase: planning.StatusRunning,
+	f := &flow{ctx: ctx, in: in, histLen: in.HistoryLen, phase: planning.StatusRunning, todos: in.Todos,
 		reviews: workflow.GetSignalChannel(ctx, SignalReview), answers: workflow.NewBufferedChannel(ctx, 1)}
 	err := workflow.SetQueryHandler(ctx, QueryStatus, func(from int) (Status, error) {
-		from = min(max(from, 0), len(f.events))
+		base := f.in.EventBase
+		from = min(max(from-base, 0), len(f.events))
 		to := min(from+queryEvents, len(f.events))
 		return Status{Phase: f.phase, Waiting: f.waiting, Finished: f.finished, Result: f.result,
-			Events: f.events[from:to], Next: to, Todos: f.todos}, nil
+			Events: f.events[from:to], Next: base + to, Todos: f.todos, Base: base,
+			PrevRun: workflow.GetInfo(ctx).ContinuedExecutionRunID}, nil
 	})
 	if err != nil {
 		return Result{}, err
@@ -159,6 +187,10 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		return Result{}, err
 	}
 	status, err := f.main()
+	var can *workflow.ContinueAsNewError
+	if errors.As(err, &can) {
+		return Result{}, err
+	}
 	if temporal.IsCanceledError(err) || errors.Is(ctx.Err(), workflow.ErrCanceled) {
 		status, err = agent.RunCancelled, nil
 	}
@@ -168,8 +200,8 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		f.emit(agent.Error{Message: err.Error()})
 	}
 	f.finished, f.result = true, res.Status
-	res.From = max(len(f.events)-resultEvents, 0)
-	res.Events = f.events[res.From:]
+	from := max(len(f.events)-resultEvents, 0)
+	res.From, res.Events = in.EventBase+from, f.events[from:]
 	return res, nil
 }
 
@@ -244,7 +276,7 @@ func (f *flow) answer(ctx workflow.Context, r Review) (int, error) {
 	}
 	f.answered = true
 	f.answers.Send(ctx, r)
-	return len(f.events), nil
+	return f.in.EventBase + len(f.events), nil
 }
 
 // review carries out one review choice.
@@ -302,9 +334,13 @@ func (f *flow) run(mode planning.Mode, prompt string) (agent.RunStatus, error) {
 // todo list the last activity returned; nothing else.
 func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error) {
 	round := func(_ context.Context, prompt string) error {
+		before, _, _ := planning.Progress(f.todos)
 		status, err := f.run(mode, prompt)
 		if err == nil && status == agent.RunError {
 			err = errors.New("the round failed")
+		}
+		if done, active, _ := planning.Progress(f.todos); err == nil && active > 0 && done > before && f.longEnough() {
+			err = errContinue
 		}
 		return err
 	}
@@ -312,9 +348,11 @@ func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error
 	if f.in.StallThreshold > 0 {
 		opts = append(opts, planning.WithStallThreshold(f.in.StallThreshold))
 	}
-	if f.in.MaxRounds > 0 {
-		opts = append(opts, planning.WithMaxRounds(f.in.MaxRounds))
+	maxRounds := f.in.MaxRounds
+	if maxRounds <= 0 {
+		maxRounds = planning.DefaultMaxRounds
 	}
+	opts = append(opts, planning.WithMaxRounds(max(maxRounds-f.in.RoundsDone, 1)))
 	if resumed {
 		opts = append(opts, planning.AsContinuation())
 	}
@@ -322,6 +360,9 @@ func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error
 	// The executor's context is not the workflow's: cancellation reaches
 	// the rounds through their activities, which return it as an error.
 	outcome, err := planning.NewExecutor(round, todos, opts...).Run(context.Background())
+	if errors.Is(err, errContinue) {
+		return agent.RunError, f.continueAsNew(mode)
+	}
 	if err != nil {
 		return agent.RunError, err
 	}
@@ -336,11 +377,38 @@ func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error
 	return agent.RunCompleted, nil
 }
 
+// errContinue ends an executor's rounds for continue-as-new.
+var errContinue = errors.New("continue as new")
+
+// longEnough reports whether this run has taken enough steps, or the
+// server suggests it, to continue as new.
+func (f *flow) longEnough() bool {
+	limit := f.in.ContinueAfter
+	if limit <= 0 {
+		limit = DefaultContinueAfter
+	}
+	return f.steps >= limit || workflow.GetInfo(f.ctx).GetContinueAsNewSuggested()
+}
+
+// continueAsNew ends this run with a new one that continues the execution
+// in mode: the session's state is in the store; the new run carries only
+// the counts that keep event indices and the round cap whole.
+func (f *flow) continueAsNew(mode planning.Mode) error {
+	next := f.in
+	next.Prompt, next.Review, next.Answer = "", false, nil
+	next.Continue, next.ExecMode = true, mode
+	next.HistoryLen, next.Todos = f.histLen, f.todos
+	next.EventBase = f.in.EventBase + len(f.events)
+	next.RoundsDone = f.in.RoundsDone + f.rounds
+	return workflow.NewContinueAsNewError(f.ctx, WorkflowName, next)
+}
+
 // observer records the executor's progress as events.
 type observer struct{ f *flow }
 
 func (o observer) Round(round, done, total int) {
-	o.f.emit(agent.ExecRound{Round: round, Done: done, Total: total})
+	o.f.rounds = round
+	o.f.emit(agent.ExecRound{Round: o.f.in.RoundsDone + round, Done: done, Total: total})
 }
 
 func (o observer) Stalled(rounds int) { o.f.emit(agent.Stalled{Rounds: rounds}) }
@@ -356,6 +424,7 @@ func (f *flow) emit(ev agent.Event) {
 func (f *flow) step(activity any, in StepInput) (StepOutput, error) {
 	in.SessionID = f.in.SessionID
 	in.After = f.histLen
+	f.steps++
 	ctx := workflow.WithActivityOptions(f.ctx, f.activityOptions())
 	var out StepOutput
 	if err := workflow.ExecuteActivity(ctx, activity, in).Get(ctx, &out); err != nil {

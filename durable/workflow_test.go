@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
@@ -299,5 +301,85 @@ func TestStartWithAnswerRefinesTheStoredPlan(t *testing.T) {
 	st, _ := e.store.LoadState(context.Background(), id)
 	if st.Plan == nil || st.Plan.Title != "Revised" || st.Status != planning.StatusAwaitingApproval {
 		t.Fatalf("stored plan %v status %s; want the revised plan awaiting approval", st.Plan, st.Status)
+	}
+}
+
+// A long execution continues as new right after a round that completed
+// an item: the new run resumes the execution from the store, numbers its
+// events and rounds after the old run's, and finishes the plan; nothing
+// is done twice.
+func TestLongExecutionContinuesAsNew(t *testing.T) {
+	model := scripted.NewHistory(
+		scripted.Turn{Calls: scripted.Calls(submit)},
+		scripted.Turn{Calls: scripted.Calls(write("a.txt", "A"), scripted.Call("todo_write", todos("completed", "in_progress")))},
+		scripted.Turn{Text: "a done."},
+		scripted.Turn{Calls: scripted.Calls(write("b.txt", "B"), scripted.Call("todo_write", todos("completed", "completed")))},
+		scripted.Turn{Text: "Both written."},
+	)
+	e, id := newSession(t, model)
+	env := newEnv(t, e)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "write two files", Mode: planning.ModePlan,
+		AutoApprove: true, ContinueAfter: 3})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the first run did not end")
+	}
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("the first run ended with %v, want continue-as-new", err)
+	}
+	var next durable.Input
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	if !next.Continue || next.Prompt != "" || len(next.Todos) != 2 || next.RoundsDone != 1 || next.EventBase == 0 || next.HistoryLen == 0 || next.ContinueAfter != 3 {
+		t.Fatalf("next input %+v; want a continuation after one round with the event base and history length", next)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "b.txt")); err == nil {
+		t.Fatal("b.txt was written before the continuation")
+	}
+
+	env2 := newEnv(t, e)
+	env2.ExecuteWorkflow(durable.SessionWorkflow, next)
+	r := result(t, env2)
+	var st durable.Status
+	if v, err := env2.QueryWorkflow(durable.QueryStatus, 0); err != nil || v.Get(&st) != nil {
+		t.Fatalf("query the new run: %v", err)
+	}
+	if r.Status != agent.RunCompleted || r.From < next.EventBase {
+		t.Fatalf("status %s from %d (base %d), events %s", r.Status, r.From, next.EventBase, types(r))
+	}
+	if st.Base != next.EventBase || st.Next < next.EventBase {
+		t.Fatalf("query from 0 on the new run: base %d next %d, want base %d", st.Base, st.Next, next.EventBase)
+	}
+	var round agent.ExecRound
+	for _, env := range r.Events {
+		if env.Type == "exec_round" {
+			ev, _ := env.Decode()
+			round = ev.(agent.ExecRound)
+		}
+	}
+	if round.Round != 2 {
+		t.Fatalf("the new run's round is numbered %d, want 2; events %s", round.Round, types(r))
+	}
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(e.dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	stored, _ := e.store.LoadState(context.Background(), id)
+	if done, _, total := planning.Progress(stored.Todos); done != 2 || total != 2 || stored.Status != planning.StatusIdle {
+		t.Fatalf("stored %d/%d status %s", done, total, stored.Status)
+	}
+	msgs, _ := e.store.Messages(context.Background(), id)
+	results := map[string]int{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			results[m.ToolCallID]++
+		}
+	}
+	for call, n := range results {
+		if n != 1 {
+			t.Errorf("call %s has %d results", call, n)
+		}
 	}
 }

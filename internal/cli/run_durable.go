@@ -123,7 +123,7 @@ func durableInput(ctx context.Context, store session.Store, c *config.Config, f 
 		if f.approve == approveNever {
 			return in, usageErr("the session has an approved plan in progress; pass --approve auto to continue executing it, or give a PROMPT")
 		}
-		in.Continue, in.ExecMode = true, flow.ExecMode(sess.Mode)
+		in.Continue, in.ExecMode, in.Todos = true, flow.ExecMode(sess.Mode), st.Todos
 	default:
 		return in, usageErr("the session has no plan awaiting approval or in progress; give a PROMPT")
 	}

@@ -37,6 +37,9 @@ const DefaultAnswerTimeout = 30 * time.Second
 type Limits struct {
 	MaxTurns, StallThreshold, MaxRounds int
 	HeartbeatTimeout                    time.Duration
+	// ContinueAfter is the steps a workflow run takes before a long
+	// execution continues as new (0: durable.DefaultContinueAfter).
+	ContinueAfter int
 }
 
 // Runner starts and follows sessions' workflows.
@@ -139,7 +142,8 @@ func (s *Session) input(ctx context.Context) (durable.Input, error) {
 	}
 	l := s.r.limits
 	return durable.Input{SessionID: s.id, TaskQueue: s.r.queue, HistoryLen: stored.MessageCount, Mode: stored.Mode,
-		MaxTurns: l.MaxTurns, StallThreshold: l.StallThreshold, MaxRounds: l.MaxRounds, HeartbeatTimeout: l.HeartbeatTimeout}, nil
+		MaxTurns: l.MaxTurns, StallThreshold: l.StallThreshold, MaxRounds: l.MaxRounds, HeartbeatTimeout: l.HeartbeatTimeout,
+		ContinueAfter: l.ContinueAfter}, nil
 }
 
 // start starts a workflow run; its events are played from 0.
@@ -257,7 +261,7 @@ func (s *Session) Continue(ctx context.Context) iter.Seq[agent.Event] {
 			return
 		}
 		flow := planning.RestoreWorkflow(planning.WorkflowState{Status: st.Status, Plan: st.Plan, TaskDir: st.TaskDir})
-		in.Continue, in.ExecMode = true, flow.ExecMode(in.Mode)
+		in.Continue, in.ExecMode, in.Todos = true, flow.ExecMode(in.Mode), st.Todos
 		if err := s.start(ctx, in); err != nil {
 			fail(yield, err)
 			return

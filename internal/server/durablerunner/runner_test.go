@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/harness9/harness9/agent"
@@ -33,8 +34,8 @@ import (
 	"github.com/harness9/harness9/tool/builtin"
 )
 
-// planTurns plan two steps, then execute them: each writes a file and
-// marks itself done.
+// planTurns plan two steps, then execute them in two rounds: each writes
+// a file and marks itself done.
 func planTurns() []scripted.Turn {
 	todo := func(a, b string) llm.ToolCall {
 		return scripted.Call("todo_write", map[string]any{"todos": []map[string]string{
@@ -44,6 +45,7 @@ func planTurns() []scripted.Turn {
 		{Text: "Plan ready.", Calls: scripted.Calls(scripted.Call("submit_plan", map[string]any{"title": "Two files",
 			"content": "Write a and b.", "steps": []string{"write a.txt", "write b.txt"}}))},
 		{Calls: scripted.Calls(scripted.Call("write_file", map[string]string{"path": "a.txt", "content": "a"}), todo("completed", "in_progress"))},
+		{Text: "a.txt written."}, // the first round ends here
 		{Calls: scripted.Calls(scripted.Call("write_file", map[string]string{"path": "b.txt", "content": "b"}), todo("completed", "completed"))},
 		{Text: "Both files written."},
 	}
@@ -124,7 +126,10 @@ type api struct {
 // would); it shuts down when the test ends unless stopped earlier.
 func (e *env) serve() *api {
 	e.t.Helper()
-	r := durablerunner.New(e.tc, e.store, e.queue, durablerunner.WithPoll(50*time.Millisecond))
+	// Workflow runs continue as new after a few steps, so an execution
+	// spans two runs and the event streams must follow across them.
+	r := durablerunner.New(e.tc, e.store, e.queue, durablerunner.WithPoll(50*time.Millisecond),
+		durablerunner.WithLimits(durablerunner.Limits{ContinueAfter: 4}))
 	srv, err := server.New(r, e.store, []string{e.rootA, e.rootB}, server.WithTokens(
 		server.Token{Name: "a", SHA256: server.HashToken(e.tokA), Roots: []string{e.rootA}},
 		server.Token{Name: "b", SHA256: server.HashToken(e.tokB), Roots: []string{e.rootB}}))
@@ -296,6 +301,29 @@ func TestPlanApproveAcrossServersExactlyOnce(t *testing.T) {
 	if count(evs, "approved") != 1 {
 		t.Fatalf("approved %d times in %v", count(evs, "approved"), evs)
 	}
+	// Round 2 ran in the run the first one continued as: the stream
+	// carries both rounds and the last todo list is 2/2.
+	var rounds []any
+	var last map[string]any
+	for _, ev := range evs {
+		switch ev["type"] {
+		case "exec_round":
+			rounds = append(rounds, ev["round"])
+		case "todos":
+			last = ev
+		}
+	}
+	if len(rounds) != 2 || rounds[1] != float64(2) || last == nil || len(last["items"].([]any)) != 2 {
+		t.Fatalf("rounds %v, last todos %v; events %v", rounds, last, evs)
+	}
+	for _, it := range last["items"].([]any) {
+		if it.(map[string]any)["status"] != "completed" {
+			t.Fatalf("last todos %v", last)
+		}
+	}
+	if runs := workflowRuns(t, e.tc, id); runs < 2 {
+		t.Fatalf("the session's workflow has %d runs; the test wants the execution to continue as new", runs)
+	}
 	for _, f := range []string{"a.txt", "b.txt"} {
 		if got, err := os.ReadFile(filepath.Join(e.rootA, f)); err != nil || len(got) != 1 {
 			t.Errorf("%s: %q %v", f, got, err)
@@ -388,4 +416,15 @@ func TestBrowserApprovesWorkflowPlan(t *testing.T) {
 			t.Errorf("%s after approving in the browser: %v", f, err)
 		}
 	}
+}
+
+// workflowRuns counts the runs of the session's workflow.
+func workflowRuns(t *testing.T, c client.Client, id string) int {
+	t.Helper()
+	resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
+		Query: "WorkflowId = '" + durable.WorkflowID(id) + "'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(resp.Executions)
 }
