@@ -199,18 +199,24 @@ func (s *Server) liveFor(id string) *live {
 
 // open returns session id's live record with its Session open (this
 // process then holds the session's lock). A Remote session with work in
-// progress elsewhere is followed from then on, as a run of this process.
+// progress elsewhere that no run here follows is followed from then on,
+// as a run of this process.
 func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	l := s.liveFor(id)
-	sess, err := s.openLocked(ctx, l)
+	err := s.openLocked(ctx, l)
 	for errors.Is(err, errReleased) {
 		l = s.liveFor(id)
-		sess, err = s.openLocked(ctx, l)
+		err = s.openLocked(ctx, l)
 	}
-	if err != nil || sess == nil {
+	if err != nil {
 		return l, err
 	}
-	if rem, ok := sess.(Remote); ok {
+	l.mu.Lock()
+	sess, idle := l.sess, !l.running
+	l.mu.Unlock()
+	// Work may have started elsewhere since the session was opened (a
+	// review sent with `harness9 sessions approve`, another replica).
+	if rem, ok := sess.(Remote); ok && idle {
 		if events := rem.Attach(ctx); events != nil {
 			if _, err := l.begin(); err == nil {
 				_ = l.start(events)
@@ -220,30 +226,29 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	return l, nil
 }
 
-// openLocked opens l's session unless it is open; it returns the Session
-// it opened, nil when it was open already.
-func (s *Server) openLocked(ctx context.Context, l *live) (Session, error) {
+// openLocked opens l's session unless it is open.
+func (s *Server) openLocked(ctx context.Context, l *live) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.released {
-		return nil, errReleased
+		return errReleased
 	}
 	l.last = time.Now()
 	if l.sess != nil {
-		return nil, nil
+		return nil
 	}
 	if !s.accepting() {
-		return nil, conflict("the server is shutting down; retry after it restarts")
+		return conflict("the server is shutting down; retry after it restarts")
 	}
 	sess, err := s.runner.Open(ctx, l.id)
 	if err != nil {
 		if errors.Is(err, session.ErrBusy) {
-			return nil, conflict("%v", err)
+			return conflict("%v", err)
 		}
-		return nil, fmt.Errorf("open session %s: %w", l.id, err)
+		return fmt.Errorf("open session %s: %w", l.id, err)
 	}
 	l.sess = sess
-	return sess, nil
+	return nil
 }
 
 // detached reports whether sessions run outside this process (Detached).
