@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -95,9 +96,23 @@ func stepRefusal(req *ApprovalRequest) string {
 // with this prompt was stored at or after it (an earlier attempt of this
 // step stored it and then died), it is not stored again.
 func (e *Engine) StepPrompt(ctx context.Context, mode planning.Mode, prompt string, after int) (StepResult, error) {
+	return e.stepPrompt(ctx, mode, prompt, after, false)
+}
+
+// StepUserPrompt is StepPrompt for a prompt the user gave (not a round of
+// execution's): first, as a local run does, the session_start hooks run
+// (source "startup" when the session has no messages yet, else "resume")
+// and then the user_prompt_submit hooks. A blocking user_prompt_submit
+// hook stores nothing and ends the loop with RunError. A retried step
+// whose prompt is already stored runs no hook again.
+func (e *Engine) StepUserPrompt(ctx context.Context, mode planning.Mode, prompt string, after int) (StepResult, error) {
+	return e.stepPrompt(ctx, mode, prompt, after, true)
+}
+
+func (e *Engine) stepPrompt(ctx context.Context, mode planning.Mode, prompt string, after int, user bool) (StepResult, error) {
 	e.SetMode(mode)
 	e.syncSessionMode(ctx)
-	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, _ *StepResult) error {
+	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, r *StepResult) error {
 		l.s.emit(e.startedIn(mode))
 		wrapped := prompt
 		if mode == planning.ModePlan {
@@ -105,6 +120,20 @@ func (e *Engine) StepPrompt(ctx context.Context, mode planning.Mode, prompt stri
 		}
 		if e.storedPrompt(after, wrapped) {
 			return nil
+		}
+		if user && e.cfg.hooks != nil {
+			if e.hookStarted.CompareAndSwap(false, true) {
+				source := "resume"
+				if after == 0 {
+					source = "startup"
+				}
+				e.runHooks(ctx, l.s, mode, hook.Event{Name: hook.SessionStart, Source: source})
+			}
+			if out := e.runHooks(ctx, l.s, mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
+				l.s.emit(Error{Message: "the prompt was not sent: the user_prompt_submit hook blocked it: " + out.Reason})
+				r.Status = RunError
+				return nil
+			}
 		}
 		return l.addPrompt(ctx, userPrompt{text: prompt})
 	})
@@ -157,10 +186,44 @@ func (e *Engine) StepModel(ctx context.Context, mode planning.Mode, after int) (
 		}
 		r.Calls = len(msg.ToolCalls)
 		if r.Calls == 0 {
+			if e.stopNoted(after) {
+				return nil // an earlier attempt's stop hook blocked: the loop goes on
+			}
+			l.stopActive = e.stopHookActive()
+			goOn, err := l.stopHooks(ctx)
+			if err != nil {
+				return err
+			}
+			if goOn && ctx.Err() == nil {
+				return nil // Status "": the loop goes on with the hook's reason
+			}
 			r.Status = l.finish()
 		}
 		return nil
 	})
+}
+
+// stopNoted reports whether a stop hook's note follows the answer at
+// index after.
+func (e *Engine) stopNoted(after int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	i := after + 1
+	return after > 0 && i < len(e.history) && e.history[i].Role == llm.RoleUser && strings.HasPrefix(e.history[i].Content, stopHookNote)
+}
+
+// stopHookActive reports whether the loop goes on because a stop hook
+// blocked (the latest user message is a stop hook's note), as the local
+// loop's stopActive does across the fresh engines of steps.
+func (e *Engine) stopHookActive() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := len(e.history) - 1; i >= 0; i-- {
+		if e.history[i].Role == llm.RoleUser {
+			return strings.HasPrefix(e.history[i].Content, stopHookNote)
+		}
+	}
+	return false
 }
 
 // storedAnswer returns the assistant message at index after, if there is one.

@@ -56,8 +56,11 @@ func NewActivities(engines Engines, opts ...ActivitiesOption) *Activities {
 type StepInput struct {
 	SessionID string
 	Mode      planning.Mode
-	// Prompt is the prompt of a Prompt step.
+	// Prompt is the prompt of a Prompt step; User says the user gave it
+	// (the session_start and user_prompt_submit hooks run), rather than
+	// the executor (a round's prompt).
 	Prompt string
+	User   bool
 	// After is the history length the workflow saw before the step (see
 	// agent.Engine.StepModel): a retried step does not store twice.
 	After int
@@ -138,6 +141,9 @@ func (a *Activities) beat(ctx context.Context) {
 // Prompt stores a run's prompt (agent.Engine.StepPrompt).
 func (a *Activities) Prompt(ctx context.Context, in StepInput) (StepOutput, error) {
 	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
+		if in.User {
+			return e.StepUserPrompt(ctx, in.Mode, in.Prompt, in.After)
+		}
 		return e.StepPrompt(ctx, in.Mode, in.Prompt, in.After)
 	})
 }

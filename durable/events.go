@@ -58,6 +58,7 @@ var decoders = map[string]func([]byte) (agent.Event, error){
 	"usage":       decodeAs[agent.UsageUpdate],
 	"error":       decodeAs[agent.Error],
 	"permission":  decodeAs[agent.Permission],
+	"hook":        decodeAs[agent.HookReport],
 }
 
 func decodeAs[T agent.Event](b []byte) (agent.Event, error) {

@@ -215,7 +215,7 @@ func (f *flow) main() (agent.RunStatus, error) {
 	case f.in.Review:
 		status = agent.RunAwaitingApproval
 	default:
-		status, err = f.run(f.in.Mode, f.in.Prompt)
+		status, err = f.run(f.in.Mode, f.in.Prompt, true)
 	}
 	for err == nil && status == agent.RunAwaitingApproval {
 		f.phase = planning.StatusAwaitingApproval
@@ -294,7 +294,7 @@ func (f *flow) review(r Review) (agent.RunStatus, error) {
 			return agent.RunAwaitingApproval, nil // keep waiting
 		}
 		f.phase = planning.StatusRunning
-		return f.run(planning.ModePlan, r.Feedback)
+		return f.run(planning.ModePlan, r.Feedback, true)
 	case planning.ReviewCancel:
 		if _, err := f.step(f.act.CancelPlan, StepInput{}); err != nil {
 			return agent.RunError, err
@@ -307,9 +307,15 @@ func (f *flow) review(r Review) (agent.RunStatus, error) {
 
 // run is one run loop: the prompt, then model calls and tool batches until
 // the model stops calling tools, a tool ends the turn or MaxTurns is hit.
-func (f *flow) run(mode planning.Mode, prompt string) (agent.RunStatus, error) {
-	if _, err := f.step(f.act.Prompt, StepInput{Mode: mode, Prompt: prompt}); err != nil {
+// user says the user gave the prompt (its hooks run; a blocking one ends
+// the loop).
+func (f *flow) run(mode planning.Mode, prompt string, user bool) (agent.RunStatus, error) {
+	out, err := f.step(f.act.Prompt, StepInput{Mode: mode, Prompt: prompt, User: user})
+	if err != nil {
 		return agent.RunError, err
+	}
+	if out.Status != "" {
+		return out.Status, nil
 	}
 	for range f.in.MaxTurns {
 		out, err := f.step(f.act.ModelCall, StepInput{Mode: mode})
@@ -335,7 +341,7 @@ func (f *flow) run(mode planning.Mode, prompt string) (agent.RunStatus, error) {
 func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error) {
 	round := func(_ context.Context, prompt string) error {
 		before, _, _ := planning.Progress(f.todos)
-		status, err := f.run(mode, prompt)
+		status, err := f.run(mode, prompt, false)
 		if err == nil && status == agent.RunError {
 			err = errors.New("the round failed")
 		}

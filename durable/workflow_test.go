@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
+	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
@@ -32,6 +34,7 @@ type engines struct {
 	dir   string
 	store session.Store
 	model llm.Provider
+	hooks agent.Hooks // nil: none
 }
 
 func (e *engines) Engine(_ context.Context, id string) (*agent.Engine, error) {
@@ -39,8 +42,11 @@ func (e *engines) Engine(_ context.Context, id string) (*agent.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(e.model, agent.WithWorkspace(ws), agent.WithStore(e.store), agent.WithTools(builtin.All(ws)...),
-		agent.WithSession(id))
+	opts := []agent.Option{agent.WithWorkspace(ws), agent.WithStore(e.store), agent.WithTools(builtin.All(ws)...), agent.WithSession(id)}
+	if e.hooks != nil {
+		opts = append(opts, agent.WithHooks(e.hooks))
+	}
+	return agent.New(e.model, opts...)
 }
 
 func newSession(t *testing.T, model llm.Provider) (*engines, string) {
@@ -381,5 +387,104 @@ func TestLongExecutionContinuesAsNew(t *testing.T) {
 		if n != 1 {
 			t.Errorf("call %s has %d results", call, n)
 		}
+	}
+}
+
+// recHooks records the hook events the steps raise; it blocks the first
+// stop, and any prompt that says "forbidden".
+type recHooks struct {
+	mu     sync.Mutex
+	events []hook.Event
+}
+
+func (h *recHooks) Run(_ context.Context, ev hook.Event) hook.Outcome {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.events = append(h.events, ev)
+	stops := 0
+	for _, e := range h.events {
+		if e.Name == hook.Stop {
+			stops++
+		}
+	}
+	switch {
+	case ev.Name == hook.Stop && stops == 1:
+		return hook.Outcome{Blocked: true, Reason: "run the tests first"}
+	case ev.Name == hook.UserPromptSubmit && strings.Contains(ev.Prompt, "forbidden"):
+		return hook.Outcome{Blocked: true, Reason: "not this prompt"}
+	}
+	return hook.Outcome{}
+}
+
+func (h *recHooks) named(n hook.Name) []hook.Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []hook.Event
+	for _, e := range h.events {
+		if e.Name == n {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// The steps run the hooks a local run does: session_start (startup) and
+// user_prompt_submit for the user's prompt and not for execution rounds'
+// prompts; stop when the model stops calling tools, where a blocking stop
+// hook makes the model go on and the next stop says so (stop_hook_active).
+func TestWorkflowRunsSessionPromptAndStopHooks(t *testing.T) {
+	model := scripted.NewHistory(
+		scripted.Turn{Calls: scripted.Calls(submit)},
+		scripted.Turn{Calls: scripted.Calls(write("a.txt", "A"), scripted.Call("todo_write", todos("completed", "in_progress")))},
+		scripted.Turn{Calls: scripted.Calls(write("b.txt", "B"), scripted.Call("todo_write", todos("completed", "completed")))},
+		scripted.Turn{Text: "Done?"},
+		scripted.Turn{Text: "Tests pass; done."},
+	)
+	e, id := newSession(t, model)
+	h := &recHooks{}
+	e.hooks = h
+	env := newEnv(t, e)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "write two files", Mode: planning.ModePlan, AutoApprove: true})
+	r := result(t, env)
+	if r.Status != agent.RunCompleted {
+		t.Fatalf("status %s (%s), events %s", r.Status, r.Error, types(r))
+	}
+	if s := h.named(hook.SessionStart); len(s) != 1 || s[0].Source != "startup" || s[0].SessionID != id {
+		t.Errorf("session_start hooks: %+v; want one, source startup", s)
+	}
+	if p := h.named(hook.UserPromptSubmit); len(p) != 1 || p[0].Prompt != "write two files" {
+		t.Errorf("user_prompt_submit hooks: %+v; want one, for the user's prompt only", p)
+	}
+	stops := h.named(hook.Stop)
+	if len(stops) != 2 || stops[0].StopHookActive || !stops[1].StopHookActive {
+		t.Fatalf("stop hooks: %+v; want two, the second with stop_hook_active", stops)
+	}
+	msgs, _ := e.store.Messages(context.Background(), id)
+	var sawNote, sawLast bool
+	for _, m := range msgs {
+		sawNote = sawNote || m.Role == llm.RoleUser && strings.Contains(m.Content, "run the tests first")
+		sawLast = sawLast || m.Content == "Tests pass; done."
+	}
+	if !sawNote || !sawLast {
+		t.Fatalf("the blocked stop did not make the model go on: note %v, last answer %v", sawNote, sawLast)
+	}
+	if !strings.Contains(types(r), "hook") {
+		t.Errorf("the blocking stop hook was not reported; events %s", types(r))
+	}
+}
+
+// A blocking user_prompt_submit hook stops the prompt before the model:
+// nothing is stored, the workflow ends in error and says why.
+func TestWorkflowUserPromptHookBlocks(t *testing.T) {
+	e, id := newSession(t, scripted.NewHistory(scripted.Turn{Text: "should not be asked"}))
+	e.hooks = &recHooks{}
+	env := newEnv(t, e)
+	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "a forbidden prompt"})
+	r := result(t, env)
+	if r.Status != agent.RunError || !strings.Contains(types(r), "error") || !strings.Contains(types(r), "hook") {
+		t.Fatalf("status %s, events %s; want error with the hook's report", r.Status, types(r))
+	}
+	if msgs, _ := e.store.Messages(context.Background(), id); len(msgs) != 0 {
+		t.Fatalf("stored %d messages after a blocked prompt", len(msgs))
 	}
 }
