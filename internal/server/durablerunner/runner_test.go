@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -71,6 +72,23 @@ func (e *engines) Engine(ctx context.Context, id string) (*agent.Engine, error) 
 		agent.WithSession(id))
 }
 
+// gated holds the model calls of the second execution round until gate
+// closes (nil: none held), so a test can act while a worker is busy.
+type gated struct {
+	llm.Provider
+	gate chan struct{}
+}
+
+func (g gated) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	if g.gate != nil && len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Content == planning.ExecContinuePrompt {
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+		}
+	}
+	return g.Provider.Stream(ctx, req)
+}
+
 // env is a Temporal dev server, a worker on a queue of the test's, a
 // SQLite store and servers over a durable runner, with two roots and a
 // token for each.
@@ -81,9 +99,11 @@ type env struct {
 	queue        string
 	rootA, rootB string
 	tokA, tokB   string
+	// gate holds the second execution round's model calls until closed.
+	gate chan struct{}
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, hold bool) *env {
 	t.Helper()
 	srv := temporaltest.Start(t)
 	tc, err := client.Dial(client.Options{HostPort: srv.Address})
@@ -99,7 +119,12 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, tc: tc, store: st, queue: "test-" + strings.ReplaceAll(t.Name(), "/", "-"), rootA: realDir(t), rootB: realDir(t)}
 	e.tokA, _ = server.NewToken()
 	e.tokB, _ = server.NewToken()
-	w := durable.NewWorker(tc, e.queue, durable.NewActivities(&engines{store: st, model: scripted.NewHistory(planTurns()...)}))
+	model := gated{Provider: scripted.NewHistory(planTurns()...)}
+	if hold {
+		e.gate = make(chan struct{})
+		model.gate = e.gate
+	}
+	w := durable.NewWorker(tc, e.queue, durable.NewActivities(&engines{store: st, model: model}))
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -181,41 +206,52 @@ func (a *api) do(method, path, token string, body any) (int, map[string]any) {
 // wanted fields, and returns the events seen.
 func (a *api) until(id, token, typ string, want map[string]any) []map[string]any {
 	a.t.Helper()
+	return a.stream(id, token)(typ, want)
+}
+
+// stream opens the session's event stream (the server has opened the
+// session when it answers) and returns a reader of it: it reads until an
+// event of typ with the wanted fields and returns the events seen so far.
+func (a *api) stream(id, token string) func(typ string, want map[string]any) []map[string]any {
+	a.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	a.t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", a.ts.URL+"/api/sessions/"+id+"/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	a.t.Cleanup(func() { resp.Body.Close() })
 	if resp.StatusCode != 200 {
 		a.t.Fatalf("events: %d", resp.StatusCode)
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
 	var seen []map[string]any
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
+	return func(typ string, want map[string]any) []map[string]any {
+		a.t.Helper()
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+				a.t.Fatalf("not JSON: %s", data)
+			}
+			seen = append(seen, ev)
+			match := ev["type"] == typ
+			for k, v := range want {
+				match = match && ev[k] == v
+			}
+			if match {
+				return seen
+			}
 		}
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			a.t.Fatalf("not JSON: %s", data)
-		}
-		seen = append(seen, ev)
-		match := ev["type"] == typ
-		for k, v := range want {
-			match = match && ev[k] == v
-		}
-		if match {
-			return seen
-		}
+		a.t.Fatalf("no %s %v event; saw %v", typ, want, seen)
+		return nil
 	}
-	a.t.Fatalf("no %s %v event; saw %v", typ, want, seen)
-	return nil
 }
 
 func count(evs []map[string]any, typ string) int {
@@ -234,7 +270,7 @@ func count(evs []map[string]any, typ string) int {
 // the plan runs once on the worker, and the servers' event streams follow
 // the execution to n/n.
 func TestPlanApproveAcrossServersExactlyOnce(t *testing.T) {
-	e := newEnv(t)
+	e := newEnv(t, true)
 	first := e.serve()
 	code, created := first.do("POST", "/api/sessions", e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
 	if code != 201 {
@@ -293,11 +329,15 @@ func TestPlanApproveAcrossServersExactlyOnce(t *testing.T) {
 	if !(codes[0] == 200 && codes[1] == 409 || codes[0] == 409 && codes[1] == 200) {
 		t.Fatalf("two approvals answered %v; want one 200 and one 409", codes)
 	}
-	winner := b
-	if codes[1] == 200 {
-		winner = c
-	}
-	evs = winner.until(id, e.tokA, "done", map[string]any{"status": "completed"})
+	// The worker holds the second round; a server that took no part
+	// (another replica, or one started after a crash) attaches to the
+	// running workflow when a client opens the stream, replays its events
+	// — the first round's from the run the workflow continued from — and
+	// follows it to the end.
+	d := e.serve()
+	next := d.stream(id, e.tokA)
+	close(e.gate)
+	evs = next("done", map[string]any{"status": "completed"})
 	if count(evs, "approved") != 1 {
 		t.Fatalf("approved %d times in %v", count(evs, "approved"), evs)
 	}
@@ -376,7 +416,7 @@ func chromium(t *testing.T) string {
 // the todo counter reach n/n as the worker executes it.
 func TestBrowserApprovesWorkflowPlan(t *testing.T) {
 	bin := chromium(t)
-	e := newEnv(t)
+	e := newEnv(t, false)
 	first := e.serve()
 	code, created := first.do("POST", "/api/sessions", e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
 	if code != 201 {
