@@ -58,10 +58,7 @@ func (l *turnLoop) decide(call llm.ToolCall) (d permission.Decision, ok bool) {
 	}
 	d = l.e.cfg.permissions.Decide(pc, modeDefault(l.mode, t))
 	if d.Action == permission.Ask && len(d.Rules) == 0 {
-		l.e.mu.Lock()
-		session := l.e.allowed[call.Name]
-		l.e.mu.Unlock()
-		if session {
+		if l.e.st.AllowedForSession(call.Name) {
 			d = permission.Decision{Action: permission.Allow, Rules: []permission.Rule{{Tool: sessionRule}}}
 		}
 	}
@@ -141,9 +138,7 @@ func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Res
 	case AllowOnce:
 		return tool.Result{}, true
 	case AllowSession:
-		l.e.mu.Lock()
-		l.e.allowed[call.Name] = true
-		l.e.mu.Unlock()
+		l.e.st.AllowForSession(call.Name)
 		return tool.Result{}, true
 	case AllowProject:
 		l.e.allowForProject(req.Rules)

@@ -31,42 +31,51 @@ func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event
 		if err := planning.CheckExecMode(mode); err != nil {
 			return RunError, fmt.Errorf("agent: %w", err)
 		}
-		e.loadState(ctx)
-		e.mu.Lock()
-		status, plan := e.flow.Status(), e.flow.Plan()
-		_, refused := planning.Next(status, planning.ActionApprove)
-		if e.sess == nil || refused != nil || plan == nil {
-			e.mu.Unlock()
-			return RunError, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
+		e.st.Reload(ctx)
+		plan, err := e.pendingPlan()
+		if err != nil {
+			return RunError, err
 		}
-		e.mu.Unlock()
 		// The stream reports the mode the execution runs in, not the Plan
 		// mode the plan was made in.
 		if !s.emit(e.startedIn(mode)) {
 			return RunCancelled, context.Canceled
 		}
-		dir, err := e.createTaskDir(*plan)
+		dir, err := e.approvePlan(ctx, mode, plan)
 		if err != nil {
 			return RunError, err
 		}
-		e.mu.Lock()
-		err = e.flow.Approve(mode, dir)
-		// Reading done while planning (after submit_plan, in a refining
-		// run, or before a fallback plan) is no evidence that a step was
-		// carried out: execution starts with none.
-		e.evidence.Reset()
-		e.mode = mode
-		e.mu.Unlock()
-		if err != nil {
-			return RunError, fmt.Errorf("agent: %w", err)
-		}
-		e.saveState(ctx)
-		e.syncSessionMode(ctx)
 		if !s.emit(Approved{TaskDir: dir}) {
 			return RunCancelled, context.Canceled
 		}
 		return e.execute(ctx, s, false)
 	})
+}
+
+// pendingPlan returns the plan awaiting approval, or an error matching
+// ErrNoPendingPlan that names the workflow's status.
+func (e *Engine) pendingPlan() (planning.Plan, error) {
+	plan, status, ok := e.st.Approvable()
+	if !ok {
+		return plan, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
+	}
+	return plan, nil
+}
+
+// approvePlan approves plan for execution in mode (Approve and
+// StepApprove): it creates the task directory when the engine keeps plan
+// files, then records the approval, which switches the session to mode and
+// starts the evidence count again (reading done while planning is no
+// evidence that a step was carried out). It returns the task directory.
+func (e *Engine) approvePlan(ctx context.Context, mode planning.Mode, plan planning.Plan) (string, error) {
+	dir, err := e.createTaskDir(plan)
+	if err != nil {
+		return "", err
+	}
+	if err := e.st.Approve(ctx, mode, dir); err != nil {
+		return "", fmt.Errorf("agent: %w", err)
+	}
+	return dir, nil
 }
 
 // createTaskDir writes the approved plan's task directory, if the engine
@@ -75,7 +84,7 @@ func (e *Engine) createTaskDir(plan planning.Plan) (string, error) {
 	if e.cfg.planHome == "" {
 		return "", nil
 	}
-	dir, err := planning.CreateTaskDir(e.planBase(), plan, e.todos.Read(), e.cfg.now())
+	dir, err := planning.CreateTaskDir(e.planBase(), plan, e.st.Todos(), e.cfg.now())
 	if err != nil {
 		return "", fmt.Errorf("agent: could not create the task directory: %w", err)
 	}
@@ -87,25 +96,15 @@ func (e *Engine) createTaskDir(plan planning.Plan) (string, error) {
 // awaiting approval must be approved with Approve instead.
 func (e *Engine) Continue(ctx context.Context) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
-		e.loadState(ctx)
-		e.mu.Lock()
-		status := e.flow.Status()
-		err := ErrNothingToContinue
-		if e.sess != nil {
-			err = e.flow.Continue()
-		}
-		if err == nil {
-			e.mode = e.flow.ExecMode(e.mode)
-		}
-		e.mu.Unlock()
-		if err != nil {
+		e.st.Reload(ctx)
+		// The plan executes in the mode it was approved for (or the
+		// session's, unless that is Plan).
+		if status, err := e.st.Continue(ctx); err != nil {
 			if status == planning.StatusAwaitingApproval {
 				return RunError, fmt.Errorf("%w: the plan has not been approved yet (approve it first)", ErrNothingToContinue)
 			}
 			return RunError, fmt.Errorf("%w (status: %s)", ErrNothingToContinue, status)
 		}
-		e.saveState(ctx)
-		e.syncSessionMode(ctx)
 		if !s.emit(e.started()) {
 			return RunCancelled, context.Canceled
 		}
@@ -120,15 +119,9 @@ func (e *Engine) CancelPlan() error {
 		return ErrBusy
 	}
 	defer e.busy.Store(false)
-	e.mu.Lock()
-	status := e.flow.Status()
-	if err := e.flow.Cancel(); err != nil {
-		e.mu.Unlock()
+	if status, err := e.st.Cancel(context.Background()); err != nil {
 		return fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
 	}
-	e.todos.Write(nil)
-	e.mu.Unlock()
-	e.saveState(context.Background())
 	return nil
 }
 
@@ -180,25 +173,21 @@ func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatu
 	if resumed {
 		opts = append(opts, planning.AsContinuation())
 	}
-	outcome, err := planning.NewExecutor(round, e.todos.Read, opts...).Run(ctx)
+	outcome, err := planning.NewExecutor(round, e.st.Todos, opts...).Run(ctx)
 	if err != nil {
-		e.saveState(ctx)
+		e.st.Save(ctx)
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 			return RunCancelled, err
 		}
 		return RunError, err
 	}
-	e.mu.Lock()
-	err = e.flow.Complete(outcome)
-	e.mu.Unlock()
-	if err != nil {
+	if err := e.st.Complete(ctx, outcome); err != nil {
 		return RunError, fmt.Errorf("agent: %w", err)
 	}
 	result := RunCompleted
 	if outcome == planning.ExecStalled {
 		result = RunStalled
 	}
-	e.saveState(ctx)
 	return result, nil
 }
 

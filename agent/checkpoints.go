@@ -119,7 +119,7 @@ func (e *Engine) Rewind(ctx context.Context, turn int, overwrite func(path strin
 	}
 	rep, err := checkpoint.Rewind(ctx, e.ws, cs, id, checkpoint.Request{To: turn, Overwrite: overwrite})
 	if len(rep.Turns) > 0 {
-		if aerr := e.appendMessage(ctx, RewindNote(rep)); aerr != nil && err == nil {
+		if aerr := e.st.Append(ctx, RewindNote(rep)); aerr != nil && err == nil {
 			err = aerr
 		}
 	}

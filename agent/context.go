@@ -27,46 +27,14 @@ func (e *Engine) window() int {
 // provider's figure (input+output) is the context size when it reports
 // one; otherwise the context is estimated.
 func (e *Engine) usageUpdate(u llm.Usage) UsageUpdate {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	covered := 0
-	if e.compaction != nil {
-		covered = e.compaction.Covered
-	}
-	e.usage = usageMark{}
-	if tokens := u.InputTokens + u.OutputTokens; tokens > 0 {
-		// The assistant message is appended right after this event.
-		e.usage = usageMark{tokens: tokens, histLen: len(e.history) + 1, covered: covered}
-	}
-	ctxTokens := e.usage.tokens
-	if ctxTokens == 0 {
-		ctxTokens = compact.EstimateTokens(e.cfg.system, e.effectiveLocked(), nil)
-	}
-	return UsageUpdate{Usage: u, ContextTokens: ctxTokens, ContextWindow: e.window()}
-}
-
-// contextTokens is the size of the next request: the provider's last
-// figure plus an estimate of what was appended since, or a full estimate
-// when there is no figure or a compaction changed the history.
-func (e *Engine) contextTokens(tools []llm.ToolDef) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	covered := 0
-	if e.compaction != nil {
-		covered = e.compaction.Covered
-	}
-	m := e.usage
-	if m.tokens > 0 && m.covered == covered && m.histLen <= len(e.history) {
-		return m.tokens + compact.EstimateTokens("", e.history[m.histLen:], nil)
-	}
-	return compact.EstimateTokens(e.cfg.system, e.effectiveLocked(), tools)
+	return UsageUpdate{Usage: u, ContextTokens: e.st.RecordUsage(u, e.cfg.system), ContextWindow: e.window()}
 }
 
 // maybeCompact compacts before a model call when the context has passed
 // the compactor's threshold.
 func (l *turnLoop) maybeCompact(ctx context.Context) error {
 	c := l.e.cfg.compactor
-	if c == nil || !c.Needed(l.e.contextTokens(l.defs), l.e.window()) {
+	if c == nil || !c.Needed(l.e.st.ContextTokens(l.e.cfg.system, l.defs), l.e.window()) {
 		return nil
 	}
 	err := l.e.compactNow(ctx, l.s)
@@ -83,30 +51,20 @@ func (e *Engine) compactNow(ctx context.Context, s *stream) error {
 	if c == nil {
 		return ErrNoCompactor
 	}
-	e.mu.Lock()
-	eff := e.effectiveLocked()
-	offset, covered := 0, 0
-	if e.summaryActiveLocked() {
-		offset, covered = 1, e.compaction.Covered // eff[0] is the previous summary
-	}
-	e.mu.Unlock()
-	res, err := c.Compact(ctx, eff, e.todos)
+	eff, offset, covered := e.st.ToCompact() // offset 1: eff[0] is the previous summary
+	res, err := c.Compact(ctx, eff, e.st.TodoStore())
 	if err != nil {
 		return err
 	}
 	if res.Keep <= offset {
 		return fmt.Errorf("%w: only the previous summary would be replaced", compact.ErrTooShort)
 	}
-	e.mu.Lock()
-	e.compaction = &session.Compaction{
+	e.st.Compacted(ctx, session.Compaction{
 		Summary:      res.Summary,
 		Covered:      covered + res.Keep - offset,
 		BeforeTokens: res.BeforeTokens,
 		AfterTokens:  res.AfterTokens,
-	}
-	e.usage = usageMark{}
-	e.mu.Unlock()
-	e.saveState(ctx)
+	})
 	s.emit(Compacted{BeforeTokens: res.BeforeTokens, AfterTokens: res.AfterTokens, Fallback: res.Fallback, Note: res.Note})
 	return nil
 }

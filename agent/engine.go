@@ -23,10 +23,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -38,6 +38,12 @@ import (
 // Engine runs an agent over one session. Its accessors and SetMode are safe
 // for concurrent use; one Run, Approve, Continue or Compact runs at a time
 // (a second one started meanwhile ends at once with an error).
+//
+// The Engine is the loop and what it needs (provider, registry, tool
+// groupings, workspace, checkpoints, logger); the session's state — the
+// conversation, the planning workflow, todos, evidence, compaction, usage —
+// lives in a sessionstate.State, which the engine changes only through its
+// methods and which persists itself in the store.
 type Engine struct {
 	cfg      config
 	provider llm.Provider
@@ -50,30 +56,11 @@ type Engine struct {
 	shell, notReadOnly []string
 	ws                 *tool.Workspace      // Plan Mode's bash sandbox; nil if the workdir is not usable
 	ckpt               *checkpoint.Recorder // nil: no checkpoints (checkpoints.go)
-	todos              *planning.TodoStore
-	evidence           *planning.Evidence
 	log                *slog.Logger
 	busy               atomic.Bool
 	hookStarted        atomic.Bool // session_start hooks have run
 
-	mu         sync.Mutex
-	mode       planning.Mode
-	sess       *session.Session   // nil until the first run creates it
-	history    []llm.Message      // the whole conversation, as stored
-	skipped    int                // leading placeholders in history a resume did not load (resume_lean.go)
-	flow       *planning.Workflow // status, plan, task dir: changed only through its transitions
-	planFile   string
-	compaction *session.Compaction
-	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
-	usage      usageMark
-}
-
-// usageMark remembers the context size a provider reported, so the next
-// estimate only has to count what was appended since.
-type usageMark struct {
-	tokens  int // input+output tokens of the last model call; 0 = unknown
-	histLen int // len(history) right after that call's message
-	covered int // compaction.Covered at that time
+	st *sessionstate.State
 }
 
 // New builds an engine. With WithSession it loads the stored session
@@ -90,16 +77,16 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 	if err := cfg.fill(p); err != nil {
 		return nil, err
 	}
+	stOpts := []sessionstate.Option{sessionstate.WithLogger(cfg.logger)}
+	if cfg.modeSet {
+		stOpts = append(stOpts, sessionstate.WithMode(cfg.mode))
+	}
 	e := &Engine{
 		cfg:      cfg,
 		provider: p,
-		todos:    planning.NewTodoStore(),
-		evidence: new(planning.Evidence),
 		log:      cfg.logger,
-		mode:     cfg.mode,
-		flow:     planning.NewWorkflow(),
-		allowed:  map[string]bool{},
 		ws:       cfg.workspace,
+		st:       sessionstate.New(cfg.store, stOpts...),
 	}
 	if e.ws == nil {
 		ws, err := tool.NewWorkspace(cfg.workdir)
@@ -167,14 +154,7 @@ func (c *config) fill(p llm.Provider) error {
 
 // SessionID returns the session's id, or "" before the first run of a new
 // session.
-func (e *Engine) SessionID() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.sess == nil {
-		return ""
-	}
-	return e.sess.ID
-}
+func (e *Engine) SessionID() string { return e.st.SessionID() }
 
 // Workdir returns the absolute working directory.
 func (e *Engine) Workdir() string { return e.cfg.workdir }
@@ -183,76 +163,36 @@ func (e *Engine) Workdir() string { return e.cfg.workdir }
 func (e *Engine) Model() string { return e.cfg.modelLabel }
 
 // Mode returns the mode the next run will start in.
-func (e *Engine) Mode() planning.Mode {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.mode
-}
+func (e *Engine) Mode() planning.Mode { return e.st.Mode() }
 
 // SetMode changes the mode for the next run. A run already in progress
 // keeps the mode it started with.
-func (e *Engine) SetMode(m planning.Mode) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.mode = m
-}
+func (e *Engine) SetMode(m planning.Mode) { e.st.SetMode(m) }
 
 // Status returns the planning workflow's status.
-func (e *Engine) Status() planning.Status {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.flow.Status()
-}
+func (e *Engine) Status() planning.Status { return e.st.Status() }
 
 // NextStep says what a resumed session should do next: wait for a prompt,
 // review the plan awaiting approval, or offer to continue an approved plan
 // that was interrupted or stalled.
-func (e *Engine) NextStep() planning.Step {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.flow.Resume()
-}
+func (e *Engine) NextStep() planning.Step { return e.st.NextStep() }
 
 // Todos returns a copy of the todo list.
-func (e *Engine) Todos() []planning.TodoItem { return e.todos.Read() }
+func (e *Engine) Todos() []planning.TodoItem { return e.st.Todos() }
 
 // Plan returns a copy of the submitted or approved plan, or nil.
-func (e *Engine) Plan() *planning.Plan {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.flow.Plan()
-}
+func (e *Engine) Plan() *planning.Plan { return e.st.Plan() }
 
 // TaskDir returns the approved plan's task directory, or "".
-func (e *Engine) TaskDir() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.flow.TaskDir()
-}
+func (e *Engine) TaskDir() string { return e.st.TaskDir() }
 
 // PlanFile returns this session's plan file (rewritten on every
 // todo_write), or "" before the first todo_write.
-func (e *Engine) PlanFile() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.planFile
-}
+func (e *Engine) PlanFile() string { return e.st.PlanFile() }
 
 // History returns a copy of the whole conversation, including messages a
 // compaction summary stands in for.
-func (e *Engine) History() []llm.Message {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.fullHistoryLocked()
-}
+func (e *Engine) History() []llm.Message { return e.st.History() }
 
 // Compaction returns the stored compaction summary, or nil.
-func (e *Engine) Compaction() *session.Compaction {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.compaction == nil {
-		return nil
-	}
-	c := *e.compaction
-	return &c
-}
+func (e *Engine) Compaction() *session.Compaction { return e.st.Compaction() }

@@ -129,5 +129,5 @@ func (l *turnLoop) stopHooks(ctx context.Context) (goOn bool, err error) {
 	}
 	l.stopActive = true
 	msg := llm.Message{Role: llm.RoleUser, Content: stopHookNote + out.Reason}
-	return true, l.e.appendMessage(ctx, msg)
+	return true, l.e.st.Append(ctx, msg)
 }

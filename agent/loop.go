@@ -100,7 +100,7 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt userPrompt, mode pl
 		if err != nil {
 			return l.modelFailed(ctx, resp, err)
 		}
-		if err := e.appendMessage(ctx, resp.Message); err != nil {
+		if err := e.st.Append(ctx, resp.Message); err != nil {
 			return RunError, err
 		}
 		if len(resp.Message.ToolCalls) == 0 {
@@ -131,10 +131,7 @@ func (e *Engine) loop(ctx context.Context, s *stream, prompt userPrompt, mode pl
 // enter fixes the loop's tools for its mode, reloads planning state from
 // the store and marks the session running.
 func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs runState) *turnLoop {
-	e.loadState(ctx)
-	e.mu.Lock()
-	refining, err := e.flow.StartRun()
-	e.mu.Unlock()
+	refining, err := e.st.StartRun(ctx)
 	if err != nil {
 		// Only a status no run can start from (another process's Running
 		// would have been restored as Idle) gets here; the run goes on and
@@ -162,12 +159,9 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 // leave settles the status of a loop that ended without submitting a plan
 // and saves the planning state.
 func (e *Engine) leave(ctx context.Context) {
-	e.mu.Lock()
-	if err := e.flow.FinishRun(); err != nil {
+	if err := e.st.FinishRun(ctx); err != nil {
 		e.log.Warn("agent: the planning workflow refused to end a run", "err", err)
 	}
-	e.mu.Unlock()
-	e.saveState(ctx)
 }
 
 // addPrompt appends the user's prompt (wrapped in Plan mode) before the
@@ -183,7 +177,7 @@ func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
 	if err := l.e.repairHistory(ctx); err != nil {
 		return err
 	}
-	return l.e.appendMessage(ctx, llm.Message{Role: llm.RoleUser, Content: text, Images: prompt.images})
+	return l.e.st.Append(ctx, llm.Message{Role: llm.RoleUser, Content: text, Images: prompt.images})
 }
 
 // request builds the next model call from the effective history, in the
@@ -192,7 +186,7 @@ func (l *turnLoop) request() llm.Request {
 	return llm.Request{
 		Model:    l.model,
 		System:   l.system,
-		Messages: requestHistory(l.e.effectiveHistory()),
+		Messages: requestHistory(l.e.st.Effective()),
 		Tools:    l.defs,
 	}
 }
@@ -240,7 +234,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 	partial := resp.Message
 	partial.ToolCalls = nil
 	if partial.Content != "" || partial.Reasoning != "" {
-		if perr := l.e.appendMessage(ctx, partial); perr != nil {
+		if perr := l.e.st.Append(ctx, partial); perr != nil {
 			l.e.log.Warn("agent: could not save the partial answer", "err", perr)
 		}
 	}
@@ -257,7 +251,7 @@ func (l *turnLoop) finish() RunStatus {
 	if l.mode != planning.ModePlan || l.e.isChild() || l.e.Status() == planning.StatusAwaitingApproval {
 		return RunCompleted
 	}
-	todos := l.e.todos.Read()
+	todos := l.e.st.Todos()
 	if _, active, _ := planning.Progress(todos); active == 0 {
 		return RunCompleted
 	}
@@ -268,7 +262,7 @@ func (l *turnLoop) finish() RunStatus {
 		// A plan already carried out (or stalled) is not being refined.
 		plan.Title, plan.Content = prev.Title, prev.Content
 	}
-	if err := l.e.submit(plan); err != nil {
+	if err := l.e.st.Submit(plan); err != nil {
 		l.e.log.Warn("agent: the fallback plan was not submitted", "err", err)
 		return RunCompleted
 	}
@@ -276,21 +270,11 @@ func (l *turnLoop) finish() RunStatus {
 	return RunAwaitingApproval
 }
 
-// submit records a plan awaiting approval (submit_plan's callback and the
-// fallback).
-func (e *Engine) submit(p planning.Plan) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.flow.Submit(p)
-}
-
 // started is the SessionStarted event of the current session.
 func (e *Engine) started() SessionStarted { return e.startedIn(e.Mode()) }
 
 func (e *Engine) startedIn(mode planning.Mode) SessionStarted {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return SessionStarted{SessionID: e.sess.ID, Workdir: e.cfg.workdir, Mode: mode}
+	return SessionStarted{SessionID: e.SessionID(), Workdir: e.cfg.workdir, Mode: mode}
 }
 
 // title derives a session title from the first prompt: its first non-empty

@@ -17,7 +17,7 @@ const interruptedResult = "interrupted: the previous run ended before this call 
 func (e *Engine) repairHistory(ctx context.Context) error {
 	for _, call := range e.unansweredCalls() {
 		msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, IsError: true, Content: interruptedResult}
-		if err := e.appendMessage(ctx, msg); err != nil {
+		if err := e.st.Append(ctx, msg); err != nil {
 			return err
 		}
 	}
@@ -25,14 +25,14 @@ func (e *Engine) repairHistory(ctx context.Context) error {
 }
 
 func (e *Engine) unansweredCalls() []llm.ToolCall {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var out []llm.ToolCall
-	for _, c := range bindResults(e.history) {
-		if c.result < 0 {
-			out = append(out, c.call)
+	e.st.Read(func(history []llm.Message) {
+		for _, c := range bindResults(history) {
+			if c.result < 0 {
+				out = append(out, c.call)
+			}
 		}
-	}
+	})
 	return out
 }
 

@@ -110,8 +110,8 @@ func (e *Engine) StepUserPrompt(ctx context.Context, mode planning.Mode, prompt 
 }
 
 func (e *Engine) stepPrompt(ctx context.Context, mode planning.Mode, prompt string, after int, user bool) (StepResult, error) {
-	e.SetMode(mode)
-	e.syncSessionMode(ctx)
+	e.st.SetMode(mode)
+	e.st.SyncMode(ctx)
 	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, r *StepResult) error {
 		l.s.emit(e.startedIn(mode))
 		wrapped := prompt
@@ -141,15 +141,13 @@ func (e *Engine) stepPrompt(ctx context.Context, mode planning.Mode, prompt stri
 
 // storedPrompt reports whether a user message with content is stored at
 // index after or later.
-func (e *Engine) storedPrompt(after int, content string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i := max(after, 0); i < len(e.history); i++ {
-		if m := e.history[i]; m.Role == llm.RoleUser && m.Content == content {
-			return true
+func (e *Engine) storedPrompt(after int, content string) (found bool) {
+	e.st.Read(func(history []llm.Message) {
+		for i := max(after, 0); i < len(history) && !found; i++ {
+			found = history[i].Role == llm.RoleUser && history[i].Content == content
 		}
-	}
-	return false
+	})
+	return found
 }
 
 // StepModel makes one model call in mode (compacting first when the
@@ -176,7 +174,7 @@ func (e *Engine) StepModel(ctx context.Context, mode planning.Mode, after int) (
 				// partial answer for the model's reply.
 				return fmt.Errorf("agent: the model call failed: %w", err)
 			}
-			if err := e.appendMessage(ctx, resp.Message); err != nil {
+			if err := e.st.Append(ctx, resp.Message); err != nil {
 				return err
 			}
 			msg = resp.Message
@@ -205,35 +203,37 @@ func (e *Engine) StepModel(ctx context.Context, mode planning.Mode, after int) (
 
 // stopNoted reports whether a stop hook's note follows the answer at
 // index after.
-func (e *Engine) stopNoted(after int) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	i := after + 1
-	return after > 0 && i < len(e.history) && e.history[i].Role == llm.RoleUser && strings.HasPrefix(e.history[i].Content, stopHookNote)
+func (e *Engine) stopNoted(after int) (noted bool) {
+	e.st.Read(func(history []llm.Message) {
+		i := after + 1
+		noted = after > 0 && i < len(history) && history[i].Role == llm.RoleUser && strings.HasPrefix(history[i].Content, stopHookNote)
+	})
+	return noted
 }
 
 // stopHookActive reports whether the loop goes on because a stop hook
 // blocked (the latest user message is a stop hook's note), as the local
 // loop's stopActive does across the fresh engines of steps.
-func (e *Engine) stopHookActive() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i := len(e.history) - 1; i >= 0; i-- {
-		if e.history[i].Role == llm.RoleUser {
-			return strings.HasPrefix(e.history[i].Content, stopHookNote)
+func (e *Engine) stopHookActive() (active bool) {
+	e.st.Read(func(history []llm.Message) {
+		for i := len(history) - 1; i >= 0; i-- {
+			if history[i].Role == llm.RoleUser {
+				active = strings.HasPrefix(history[i].Content, stopHookNote)
+				return
+			}
 		}
-	}
-	return false
+	})
+	return active
 }
 
 // storedAnswer returns the assistant message at index after, if there is one.
-func (e *Engine) storedAnswer(after int) (llm.Message, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if after <= 0 || after >= len(e.history) || e.history[after].Role != llm.RoleAssistant {
-		return llm.Message{}, false
-	}
-	return e.history[after], true
+func (e *Engine) storedAnswer(after int) (msg llm.Message, ok bool) {
+	e.st.Read(func(history []llm.Message) {
+		if ok = after > 0 && after < len(history) && history[after].Role == llm.RoleAssistant; ok {
+			msg = history[after]
+		}
+	})
+	return msg, ok
 }
 
 // StepTools runs the tool calls of the last assistant message in mode and
@@ -242,7 +242,7 @@ func (e *Engine) storedAnswer(after int) (llm.Message, bool) {
 // was in flight. It ends the loop (Status) when a call ended the turn
 // (submit_plan).
 func (e *Engine) StepTools(ctx context.Context, mode planning.Mode) (StepResult, error) {
-	e.loadState(ctx)
+	e.st.Reload(ctx)
 	if len(e.pendingCalls()) == 0 {
 		// Every call is answered: an earlier attempt ran them all and
 		// died before reporting. A plan it submitted is in the store.
@@ -270,22 +270,21 @@ func (e *Engine) StepTools(ctx context.Context, mode planning.Mode) (StepResult,
 
 // pendingCalls returns the calls of the last assistant message that have no
 // stored result.
-func (e *Engine) pendingCalls() []llm.ToolCall {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	last := -1
-	for i := len(e.history) - 1; i >= 0; i-- {
-		if e.history[i].Role == llm.RoleAssistant {
-			last = i
-			break
+func (e *Engine) pendingCalls() (pending []llm.ToolCall) {
+	e.st.Read(func(history []llm.Message) {
+		last := -1
+		for i := len(history) - 1; i >= 0; i-- {
+			if history[i].Role == llm.RoleAssistant {
+				last = i
+				break
+			}
 		}
-	}
-	var pending []llm.ToolCall
-	for _, b := range bindResults(e.history) {
-		if b.at == last && b.result < 0 {
-			pending = append(pending, b.call)
+		for _, b := range bindResults(history) {
+			if b.at == last && b.result < 0 {
+				pending = append(pending, b.call)
+			}
 		}
-	}
+	})
 	return pending
 }
 
@@ -303,32 +302,20 @@ func (e *Engine) StepApprove(ctx context.Context, mode planning.Mode) (StepResul
 		return r, ErrBusy
 	}
 	defer e.busy.Store(false)
-	e.loadState(ctx)
-	e.mu.Lock()
-	status, plan := e.flow.Status(), e.flow.Plan()
-	e.mu.Unlock()
-	if status == planning.StatusExecuting && plan != nil {
+	e.st.Reload(ctx)
+	if e.st.Status() == planning.StatusExecuting && e.st.Plan() != nil {
 		// An earlier attempt approved it and then died: approving is done.
 		r.Events = append(r.Events, e.startedIn(mode), Approved{TaskDir: e.TaskDir()})
 		return e.progress(r), nil
 	}
-	if _, refused := planning.Next(status, planning.ActionApprove); e.sess == nil || refused != nil || plan == nil {
-		return r, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
-	}
-	dir, err := e.createTaskDir(*plan)
+	plan, err := e.pendingPlan()
 	if err != nil {
 		return r, err
 	}
-	e.mu.Lock()
-	err = e.flow.Approve(mode, dir)
-	e.evidence.Reset()
-	e.mode = mode
-	e.mu.Unlock()
+	dir, err := e.approvePlan(ctx, mode, plan)
 	if err != nil {
-		return r, fmt.Errorf("agent: %w", err)
+		return r, err
 	}
-	e.saveState(ctx)
-	e.syncSessionMode(ctx)
 	r.Events = append(r.Events, e.startedIn(mode), Approved{TaskDir: dir})
 	return e.progress(r), nil
 }
@@ -340,25 +327,18 @@ func (e *Engine) StepComplete(ctx context.Context, outcome planning.ExecOutcome)
 		return ErrBusy
 	}
 	defer e.busy.Store(false)
-	e.loadState(ctx)
-	e.mu.Lock()
-	if e.flow.Status() != planning.StatusExecuting {
-		e.mu.Unlock()
+	e.st.Reload(ctx)
+	if e.st.Status() != planning.StatusExecuting {
 		return nil
 	}
-	err := e.flow.Complete(outcome)
-	e.mu.Unlock()
-	if err != nil {
+	if err := e.st.Complete(ctx, outcome); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
-	e.saveState(ctx)
 	return nil
 }
 
 func (e *Engine) progress(r StepResult) StepResult {
-	r.Todos = e.todos.Read()
-	e.mu.Lock()
-	r.HistoryLen = len(e.history)
-	e.mu.Unlock()
+	r.Todos = e.st.Todos()
+	r.HistoryLen = e.st.Len()
 	return r
 }

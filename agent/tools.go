@@ -36,12 +36,12 @@ func (e *Engine) buildRegistry() error {
 	}
 	twOpts := []planning.TodoWriteOption{planning.WithPlanWriter(planWriter{e}), planning.WithLogger(e.log)}
 	if e.cfg.evidenceGate {
-		twOpts = append(twOpts, planning.WithEvidence(e.evidence))
+		twOpts = append(twOpts, planning.WithEvidence(e.st.Evidence()))
 	}
 	err := e.registry.Register(
-		planning.NewTodoWriteTool(e.todos, twOpts...),
-		planning.NewSubmitPlanTool(e.todos, e.submit,
-			planning.WithSubmitEvidence(e.evidence), planning.WithSubmitPlanWriter(planWriter{e})),
+		planning.NewTodoWriteTool(e.st.TodoStore(), twOpts...),
+		planning.NewSubmitPlanTool(e.st.TodoStore(), e.st.Submit,
+			planning.WithSubmitEvidence(e.st.Evidence()), planning.WithSubmitPlanWriter(planWriter{e})),
 	)
 	if err != nil {
 		return fmt.Errorf("agent: %w (todo_write and submit_plan are provided by the engine)", err)
@@ -116,19 +116,11 @@ type planWriter struct{ e *Engine }
 // Write implements planning.PlanWriter.
 func (w planWriter) Write(todos []planning.TodoItem) error {
 	e := w.e
-	e.mu.Lock()
-	if e.planFile == "" && e.sess != nil && e.cfg.planHome != "" {
-		e.planFile = planning.NewFilePlanWriter(e.planBase(), e.sess.ID, e.cfg.now()).Path()
+	var choose func(sessionID string) string
+	if e.cfg.planHome != "" {
+		choose = func(id string) string { return planning.NewFilePlanWriter(e.planBase(), id, e.cfg.now()).Path() }
 	}
-	path, taskDir := e.planFile, ""
-	if e.flow.Executing() {
-		taskDir = e.flow.TaskDir()
-	}
-	var title string
-	if p := e.flow.Plan(); p != nil {
-		title = p.Title
-	}
-	e.mu.Unlock()
+	path, taskDir, title := e.st.PlanTargets(choose)
 	if path != "" {
 		if err := planning.OpenFilePlanWriter(path).Write(todos); err != nil {
 			e.log.Warn("agent: could not write the session plan file", "path", path, "err", err)
@@ -340,7 +332,7 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 		// result: a stored success always has its list saved, and a kill
 		// in between leaves a call that resuming answers "interrupted",
 		// like any tool whose effect happened without a result.
-		l.e.saveState(ctx)
+		l.e.st.Save(ctx)
 	}
 	if len(res.Images) > 0 && !l.e.Vision() {
 		// The model cannot see them: say so instead of failing the call.
@@ -351,18 +343,18 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 	}
 	msg := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: res.Output, IsError: res.IsError,
 		Images: res.Images}
-	if err := l.e.appendMessage(ctx, msg); err != nil {
+	if err := l.e.st.Append(ctx, msg); err != nil {
 		return err
 	}
 	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output,
 		Summary: l.e.summary(call, res), Diff: !res.IsError && l.e.outputIsDiff(call.Name)})
 	if planning.CountsAsEvidence(call.Name, res) {
-		l.e.evidence.Record()
+		l.e.st.RecordEvidence()
 	}
 	if !planned {
 		return nil
 	}
-	l.s.emit(Todos{Items: l.e.todos.Read()})
+	l.s.emit(Todos{Items: l.e.st.Todos()})
 	if call.Name == planning.SubmitPlanName {
 		if p := l.e.Plan(); p != nil {
 			l.s.emit(PlanSubmitted{Plan: *p})

@@ -1,0 +1,91 @@
+package sessionstate
+
+import (
+	"context"
+
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/session"
+)
+
+// loadHistory loads a resumed session's history. When a stored compaction
+// summary stands in for the first Covered messages, those are never sent to
+// the model again, so only the rest is read and decoded: a compacted
+// 10,000-message session resumes in the time of its last few turns. The
+// covered part is held as zero-value placeholders, so every index into the
+// history (Covered, the usage mark) keeps its meaning; History reads the
+// real messages from the store when someone asks for the whole
+// conversation. skipped is the number of placeholders.
+func loadHistory(ctx context.Context, st session.Store, s session.Session, c *session.Compaction) (msgs []llm.Message, skipped int, err error) {
+	if c == nil || c.Covered <= 0 || c.Covered > s.MessageCount {
+		msgs, err = st.Messages(ctx, s.ID)
+		return msgs, 0, err
+	}
+	rest, err := st.MessagesFrom(ctx, s.ID, c.Covered)
+	if err != nil {
+		return nil, 0, err
+	}
+	msgs = make([]llm.Message, c.Covered, c.Covered+len(rest))
+	return append(msgs, rest...), c.Covered, nil
+}
+
+// History returns a copy of the whole conversation, including messages a
+// compaction summary stands in for: those a lean Load skipped are read
+// from the store first. If that read fails, the messages that were loaded
+// are returned.
+func (s *State) History() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.skipped > 0 && s.sess != nil {
+		all, err := s.store.Messages(context.Background(), s.sess.ID)
+		if err != nil || len(all) < s.skipped {
+			s.log.Warn("agent: could not load the compacted part of the history", "session", s.sess.ID, "err", err)
+			return append([]llm.Message(nil), s.history[s.skipped:]...)
+		}
+		copy(s.history, all[:s.skipped])
+		s.skipped = 0
+	}
+	return append([]llm.Message(nil), s.history...)
+}
+
+// Len returns the number of messages in the history.
+func (s *State) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.history)
+}
+
+// Read calls fn with the history as stored (a lean Load's skipped messages
+// are zero-value placeholders) while holding the state's lock: fn must
+// neither keep nor change the slice, and must not call the State.
+func (s *State) Read(fn func(history []llm.Message)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn(s.history[:len(s.history):len(s.history)])
+}
+
+// Effective is what the model sees: the compaction summary (its Active
+// Tasks block refreshed from the todo list) standing in for the messages it
+// covers, then the rest verbatim. The returned slice must not be appended
+// to in place; its capacity is capped to guarantee it.
+func (s *State) Effective() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.effectiveLocked()
+}
+
+func (s *State) effectiveLocked() []llm.Message {
+	if !s.summaryActiveLocked() {
+		return s.history[:len(s.history):len(s.history)]
+	}
+	rest := s.history[s.compaction.Covered:]
+	out := make([]llm.Message, 0, len(rest)+1)
+	out = append(out, compact.SummaryMessage(compact.RefreshActiveTasks(s.compaction.Summary, s.todos)))
+	return append(out, rest...)
+}
+
+// summaryActiveLocked reports whether a stored compaction summary stands in
+// for the start of the history.
+func (s *State) summaryActiveLocked() bool {
+	return s.compaction != nil && s.compaction.Covered > 0 && s.compaction.Covered <= len(s.history)
+}

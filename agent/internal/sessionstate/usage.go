@@ -1,0 +1,79 @@
+package sessionstate
+
+import (
+	"context"
+
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/session"
+)
+
+// usageMark remembers the context size a provider reported, so the next
+// estimate only has to count what was appended since.
+type usageMark struct {
+	tokens  int // input+output tokens of the last model call; 0 = unknown
+	histLen int // len(history) right after that call's message
+	covered int // compaction.Covered at that time
+}
+
+func (s *State) coveredLocked() int {
+	if s.compaction == nil {
+		return 0
+	}
+	return s.compaction.Covered
+}
+
+// RecordUsage records a model call's usage, made before its message is
+// appended, and returns the context size: the provider's figure
+// (input+output) when it reports one, otherwise an estimate of system and
+// the effective history.
+func (s *State) RecordUsage(u llm.Usage, system string) (contextTokens int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.usage = usageMark{}
+	if tokens := u.InputTokens + u.OutputTokens; tokens > 0 {
+		// The assistant message is appended right after the call.
+		s.usage = usageMark{tokens: tokens, histLen: len(s.history) + 1, covered: s.coveredLocked()}
+	}
+	if s.usage.tokens > 0 {
+		return s.usage.tokens
+	}
+	return compact.EstimateTokens(system, s.effectiveLocked(), nil)
+}
+
+// ContextTokens is the size of the next request: the provider's last
+// figure plus an estimate of what was appended since, or a full estimate
+// (system, effective history, tools) when there is no figure or a
+// compaction changed the history.
+func (s *State) ContextTokens(system string, tools []llm.ToolDef) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.usage
+	if m.tokens > 0 && m.covered == s.coveredLocked() && m.histLen <= len(s.history) {
+		return m.tokens + compact.EstimateTokens("", s.history[m.histLen:], nil)
+	}
+	return compact.EstimateTokens(system, s.effectiveLocked(), tools)
+}
+
+// ToCompact returns what a compaction summarises: the effective history;
+// offset is 1 when its first message is the previous summary, and covered
+// the messages that summary stands in for.
+func (s *State) ToCompact() (effective []llm.Message, offset, covered int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.summaryActiveLocked() {
+		offset, covered = 1, s.compaction.Covered
+	}
+	return s.effectiveLocked(), offset, covered
+}
+
+// Compacted stores c as the summary standing in for the start of the
+// history and saves the state. The usage figure is dropped: it measured
+// the history before the summary.
+func (s *State) Compacted(ctx context.Context, c session.Compaction) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compaction = &c
+	s.usage = usageMark{}
+	s.saveLocked(ctx)
+}
