@@ -1,10 +1,11 @@
 // Package agent is harness9's engine: the run loop that sends the
 // conversation to a model, streams its answer, runs the tools it calls and
 // decides whether to go on, plus the planning workflow around it (Plan Mode,
-// plan approval, auto-execution) and persistence. It is the one package that
-// knows every other one; everything it does is reported as a stream of
-// Events that the TUI, the headless JSONL writer and library users consume
-// alike.
+// plan approval, auto-execution). The session's state and its persistence
+// are a separate object the engine drives (agent/internal/sessionstate).
+// It is the one package that knows every other one; everything it does is
+// reported as a stream of Events that the TUI, the headless JSONL writer and
+// library users consume alike.
 //
 // A minimal agent:
 //
