@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -150,7 +151,10 @@ func checkPs(args []arg) string {
 // counts) or load code or data from files (include, import, modulemeta,
 // get_search_list, input_filename aside). A field named env (.env, ."env")
 // is fine.
-var jqUnsafe = regexp.MustCompile(`\bENV\b|(^|[^.\w"])env\b|\b(include|import|modulemeta|get_search_list|\$__prog_args)\b`)
+// Compiled on first use: every process start would pay for it at init.
+var jqUnsafe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bENV\b|(^|[^.\w"])env\b|\b(include|import|modulemeta|get_search_list|\$__prog_args)\b`)
+})
 
 func checkJq(args []arg) string {
 	for _, a := range args {
@@ -159,7 +163,7 @@ func checkJq(args []arg) string {
 			return "jq arguments must be literal in Plan Mode"
 		case a.value == "-f" || longOpt(a.value, "--from-file") || (isCluster(a.value) && !strings.HasPrefix(a.value, "--") && strings.Contains(a.value, "f")):
 			return "jq -f reads a program the gate cannot check; pass the program inline"
-		case jqUnsafe.MatchString(a.value):
+		case jqUnsafe().MatchString(a.value):
 			return "jq programs may not use $ENV or env (environment variables hold secrets) or include/import modules in Plan Mode"
 		}
 	}

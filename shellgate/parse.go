@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -39,7 +40,8 @@ func parse(command string) (*syntax.File, error) {
 // mvdan.cc/sh continues such a comment onto the next line, bash does not,
 // so the next line would run unchecked. The # may sit in quotes; the line
 // is refused all the same.
-var commentContinued = regexp.MustCompile(`(?m)#.*\\$`)
+// Compiled on first use: every process start would pay for it at init.
+var commentContinued = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)#.*\\$`) })
 
 // checkText refuses, before parsing, bytes the two parsers treat
 // differently: CR (bash keeps it in a word, so `\` CR LF is no line
@@ -66,7 +68,7 @@ func checkText(command string) error {
 	if t := strings.TrimRight(command, "\n"); (len(t)-len(strings.TrimRight(t, `\`)))%2 == 1 {
 		return &CommandError{Reason: "the command ends in a backslash, which continues it into nothing" + ambiguous}
 	}
-	if m := commentContinued.FindString(command); m != "" {
+	if m := commentContinued().FindString(command); m != "" {
 		return &CommandError{Command: m, Reason: "a line with a # ends in a backslash" + ambiguous + ": end the line without the backslash"}
 	}
 	return nil
@@ -165,7 +167,7 @@ func opensSubshell(st *syntax.Stmt, off uint) bool {
 
 // heredocDelim is what a here-document terminator may be: a plain word,
 // quoted or not as a whole.
-var heredocDelim = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var heredocDelim = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 // checkHeredoc allows a here-document only where the two parsers agree on
 // where its body ends: outside substitutions, with a plain terminator, the
@@ -177,7 +179,7 @@ func checkHeredoc(st *syntax.Stmt, r *syntax.Redirect, src string, inSubst bool)
 		return refuse(st, "a here-document inside $(...) or <(...)"+ambiguous+"; use a here-string (<<<) or a file")
 	}
 	delim, ok := literal(r.Word)
-	if !ok || delim.glob || !heredocDelim.MatchString(delim.value) {
+	if !ok || delim.glob || !heredocDelim().MatchString(delim.value) {
 		return refuse(st, "a here-document terminator must be a plain word such as EOF")
 	}
 	lineEnd := strings.IndexByte(src[r.Word.End().Offset():], '\n')

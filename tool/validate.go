@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -48,9 +49,10 @@ func validateInput(name string, schema *jsonschema.Resolved, input json.RawMessa
 	return nil
 }
 
+// Compiled on first use (a schema error), not at every process start.
 var (
-	typeMismatch = regexp.MustCompile(`^type: .* has type "(\w+)", want "(\w+)"$`)
-	nameList     = regexp.MustCompile(`^\["([^"]*)"\]$`)
+	typeMismatch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^type: .* has type "(\w+)", want "(\w+)"$`) })
+	nameList     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\["([^"]*)"\]$`) })
 )
 
 // describeSchemaError rewrites jsonschema-go's message in the words of the
@@ -87,7 +89,7 @@ func describeSchemaError(err error) string {
 	if len(field) > 0 {
 		subject = fmt.Sprintf("field %q", strings.Join(field, "."))
 	}
-	if m := typeMismatch.FindStringSubmatch(msg); m != nil {
+	if m := typeMismatch().FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("%s must be %s, got %s", subject, article(m[2]), article(m[1]))
 	}
 	for prefix, what := range map[string]string{
@@ -95,7 +97,7 @@ func describeSchemaError(err error) string {
 		"unexpected additional properties ": "have an unknown field",
 	} {
 		if names, ok := strings.CutPrefix(msg, prefix); ok {
-			if m := nameList.FindStringSubmatch(names); m != nil {
+			if m := nameList().FindStringSubmatch(names); m != nil {
 				names = fmt.Sprintf("%q", m[1])
 			}
 			return fmt.Sprintf("%s %s %s", subject, what, names)

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
@@ -368,14 +369,14 @@ func (c *Config) readFile() error {
 
 // typeMismatch matches go-toml's wording of a value of the wrong type,
 // which names Go struct fields and types.
-var typeMismatch = regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)$`)
+var typeMismatch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`cannot decode TOML (\w+) into .* of type (\S+)$`) })
 
 // decodeProblem words a decoding error for the person editing the file:
 // the key and the kind of value it takes, not the Go type behind it.
 func decodeProblem(de *toml.DecodeError) string {
 	key := strings.Join(de.Key(), ".")
 	msg := strings.TrimPrefix(de.Error(), "toml: ")
-	if m := typeMismatch.FindStringSubmatch(msg); m != nil && key != "" {
+	if m := typeMismatch().FindStringSubmatch(msg); m != nil && key != "" {
 		return fmt.Sprintf("key %s must be %s, not a TOML %s", key, tomlKind(m[2]), m[1])
 	}
 	if key == "" {

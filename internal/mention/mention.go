@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/harness9/harness9/tool"
 )
@@ -21,14 +22,14 @@ const (
 
 // mentionRE finds @path words: "@" at the start or after a space, then a
 // path without spaces.
-var mentionRE = regexp.MustCompile(`(?:^|\s)@([^\s@]+)`)
+var mentionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@([^\s@]+)`) })
 
 // Paths returns the @paths of prompt in order, without duplicates, as
 // typed (trailing sentence punctuation not removed; see Expand).
 func Paths(prompt string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range mentionRE.FindAllStringSubmatch(prompt, -1) {
+	for _, m := range mentionRE().FindAllStringSubmatch(prompt, -1) {
 		if p := m[1]; !seen[p] {
 			seen[p] = true
 			out = append(out, p)

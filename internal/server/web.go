@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -20,18 +21,22 @@ import (
 //go:embed web/*.html web/app.js web/app.css
 var webFiles embed.FS
 
-var pages = template.Must(template.New("").Funcs(template.FuncMap{
-	"todoMark": todoMark,
-}).ParseFS(webFiles, "web/*.html"))
+// pages and markdown are built on first use, not at package init: every
+// harness9 process links this package, few of them serve a page.
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"todoMark": todoMark,
+	}).ParseFS(webFiles, "web/*.html"))
+})
 
 // markdown renders a plan's markdown. Raw HTML is left out and dangerous
 // link targets (javascript:) are dropped, goldmark's defaults without
 // html.WithUnsafe: a plan written by a model cannot put script in the page.
-var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
 
 func renderMarkdown(src string) template.HTML {
 	var b bytes.Buffer
-	if err := markdown.Convert([]byte(src), &b); err != nil {
+	if err := markdown().Convert([]byte(src), &b); err != nil {
 		return template.HTML(template.HTMLEscapeString(src))
 	}
 	return template.HTML(b.String()) // #nosec: goldmark escaped it (no unsafe mode)
@@ -86,7 +91,7 @@ func (s *Server) page(h func(w http.ResponseWriter, r *http.Request, p *principa
 
 func (s *Server) render(w http.ResponseWriter, name string, data any) error {
 	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+	if err := pages().ExecuteTemplate(&b, name, data); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -196,7 +201,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.authenticate(probe); tok == "" || err != nil {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusUnauthorized)
-		_ = pages.ExecuteTemplate(w, "login.html", map[string]any{"Next": safeNext(r.PostForm.Get("next")), "Failed": true})
+		_ = pages().ExecuteTemplate(w, "login.html", map[string]any{"Next": safeNext(r.PostForm.Get("next")), "Failed": true})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: tok, Path: "/", HttpOnly: true,

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // redacted stands in for a password.
@@ -11,7 +12,10 @@ const redacted = "xxxxx"
 
 // kvPassword matches password=… in a key=value connection string, quoted
 // or not.
-var kvPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+// Compiled on first use: every process start would pay for it at init.
+var kvPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+})
 
 // Redact returns dsn with its password, whether in the URL's user part, in
 // a password query parameter or in a key=value string, replaced by
@@ -36,9 +40,9 @@ func Redact(dsn string) string {
 		if at := strings.LastIndex(rest, "@"); at >= 0 {
 			rest = redacted + rest[at:]
 		}
-		return scheme + "://" + kvPassword.ReplaceAllString(rest, "${1}"+redacted)
+		return scheme + "://" + kvPassword().ReplaceAllString(rest, "${1}"+redacted)
 	}
-	return kvPassword.ReplaceAllString(dsn, "${1}"+redacted)
+	return kvPassword().ReplaceAllString(dsn, "${1}"+redacted)
 }
 
 // password returns the password dsn carries, "" when none.
@@ -49,7 +53,7 @@ func password(dsn string) string {
 		}
 		return u.Query().Get("password")
 	}
-	if m := kvPassword.FindStringSubmatch(dsn); m != nil {
+	if m := kvPassword().FindStringSubmatch(dsn); m != nil {
 		return strings.Trim(m[2], "'")
 	}
 	return ""
