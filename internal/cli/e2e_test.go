@@ -18,30 +18,41 @@ import (
 
 // These tests drive the real binary, as programs outside the repo do.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// builds holds one binary per set of build tags, built once per test run.
+var builds sync.Map // tags string → *build
 
-func binary(t *testing.T) string {
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// binary is harness9 as users build it by default (go build ./cmd/harness9).
+func binary(t *testing.T) string { return buildBinary(t, "") }
+
+// temporalBinary is harness9 built with the Temporal engine (-tags temporal).
+func temporalBinary(t *testing.T) string { return buildBinary(t, "temporal") }
+
+func buildBinary(t *testing.T, tags string) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	v, _ := builds.LoadOrStore(tags, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "harness9-bin")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "harness9")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/harness9").CombinedOutput()
+		b.path = filepath.Join(dir, "harness9")
+		out, err := exec.Command("go", "build", "-tags", tags, "-o", b.path, "../../cmd/harness9").CombinedOutput()
 		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build -tags %q: %v\n%s", tags, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
 
 type result struct {
@@ -78,6 +89,7 @@ func (r result) find(typ string) []map[string]any {
 
 type harness struct {
 	t       *testing.T
+	bin     string // the binary to run; "" is binary(t)
 	home    string
 	workdir string
 	env     []string
@@ -88,6 +100,15 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, home: t.TempDir(), workdir: t.TempDir()}
 	h.env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "HARNESS9_HOME=" + h.home}
 	return h
+}
+
+// binary is the harness9 this harness runs.
+func (h *harness) binary() string {
+	h.t.Helper()
+	if h.bin != "" {
+		return h.bin
+	}
+	return binary(h.t)
 }
 
 func (h *harness) script(body string) string {
@@ -101,7 +122,7 @@ func (h *harness) script(body string) string {
 
 func (h *harness) run(stdin string, args ...string) result {
 	h.t.Helper()
-	cmd := exec.Command(binary(h.t), args...)
+	cmd := exec.Command(h.binary(), args...)
 	cmd.Env = h.env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer

@@ -38,7 +38,11 @@ func newVersionCmd(e *env) *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(e.stdout, "harness9 %s (%s, %s/%s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			engines := "local engine"
+			if temporalBuiltIn {
+				engines = "local and temporal engines"
+			}
+			fmt.Fprintf(e.stdout, "harness9 %s (%s, %s/%s, %s)\n", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, engines)
 			return nil
 		},
 	}

@@ -26,7 +26,7 @@ type proc struct {
 
 func (h *harness) start(args ...string) *proc {
 	h.t.Helper()
-	p := &proc{t: h.t, cmd: exec.Command(binary(h.t), args...)}
+	p := &proc{t: h.t, cmd: exec.Command(h.binary(), args...)}
 	p.cmd.Env = h.env
 	p.cmd.Stderr = &p.stderr
 	out, err := p.cmd.StdoutPipe()

@@ -16,7 +16,6 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/server"
-	"github.com/harness9/harness9/internal/server/durablerunner"
 )
 
 // shutdownGrace bounds how long serve waits for cancelled runs to save
@@ -132,17 +131,16 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	defer store.Close()
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var runner server.Runner
+	var engineNote string
 	if c.Engine == config.EngineTemporal {
 		// The workers run the model and the tools: this process needs
 		// no provider key.
-		tc, err := dialTemporal(c, e.stderr)
+		r, note, closeRunner, err := durableServeRunner(e, c, store)
 		if err != nil {
 			return err
 		}
-		defer tc.Close()
-		runner = durablerunner.New(tc, store, taskQueue(c), durablerunner.WithModel(c.Model),
-			durablerunner.WithLimits(durablerunner.Limits{MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
-				MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout}))
+		defer closeRunner()
+		runner, engineNote = r, note
 	} else {
 		// Check the model's configuration now, not at the first request.
 		if _, _, err := newProvider(c, e.getenv); err != nil {
@@ -167,9 +165,8 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintf(e.stderr, "harness9 serve: listening on http://%s (API /api, web page /, OpenAPI /openapi.json)\n", ln.Addr())
-	if c.Engine == config.EngineTemporal {
-		fmt.Fprintf(e.stderr, "harness9 serve: sessions run as durable workflows on task queue %s (Temporal %s); start `harness9 worker` there\n",
-			taskQueue(c), c.Temporal.Address)
+	if engineNote != "" {
+		fmt.Fprintln(e.stderr, engineNote)
 	}
 
 	select {

@@ -33,7 +33,7 @@ type serveProc struct {
 
 func (h *harness) serve(model string, extra ...string) *serveProc {
 	h.t.Helper()
-	cmd := exec.Command(binary(h.t), append([]string{"serve", "--listen", "127.0.0.1:0", "-m", model}, extra...)...)
+	cmd := exec.Command(h.binary(), append([]string{"serve", "--listen", "127.0.0.1:0", "-m", model}, extra...)...)
 	cmd.Env = h.env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -1,3 +1,16 @@
+//go:build temporal
+
+// This file and run_durable.go are the CLI's wiring of the Temporal engine
+// (packages durable and internal/server/durablerunner): `run --engine
+// temporal`, `worker`, `sessions approve|refine|cancel` and `serve --engine
+// temporal`. They build only with `-tags temporal`: the
+// Temporal SDK, gRPC and their protobuf descriptors cost every process
+// start, `harness9 version` included, several milliseconds of package
+// initialisation and the binary tens of megabytes, for a feature few
+// installations use. temporal_off.go is the default build's side: the
+// same commands, refused with the build command that enables them. Wiring
+// another command to the Temporal engine means a function here and its
+// refusing twin there.
 package cli
 
 import (
@@ -16,6 +29,8 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/internal/server/durablerunner"
 	"github.com/harness9/harness9/session"
 )
 
@@ -35,6 +50,25 @@ func dialTemporal(c *config.Config, logw io.Writer) (client.Client, error) {
 	}
 	return tc, nil
 }
+
+// durableServeRunner is serve's Runner for --engine temporal: sessions run
+// as workflows on this host's task queue. It returns the line serve prints
+// once it listens, and what to call when serve ends.
+func durableServeRunner(e *env, c *config.Config, store session.Store) (server.Runner, string, func(), error) {
+	tc, err := dialTemporal(c, e.stderr)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	r := durablerunner.New(tc, store, taskQueue(c), durablerunner.WithModel(c.Model),
+		durablerunner.WithLimits(durablerunner.Limits{MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
+			MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout}))
+	note := fmt.Sprintf("harness9 serve: sessions run as durable workflows on task queue %s (Temporal %s); start `harness9 worker` there",
+		taskQueue(c), c.Temporal.Address)
+	return r, note, tc.Close, nil
+}
+
+// temporalBuiltIn reports whether this binary includes the Temporal engine.
+const temporalBuiltIn = true
 
 // taskQueue is the queue sessions started here run on: the configured one,
 // or this host's.

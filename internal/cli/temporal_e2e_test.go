@@ -26,6 +26,7 @@ func newDurableHarness(t *testing.T) *durableHarness {
 	t.Helper()
 	srv := temporaltest.Start(t)
 	h := newHarness(t)
+	h.bin = temporalBinary(t) // the Temporal engine is built only with -tags temporal
 	cfg := fmt.Sprintf("[temporal]\naddress = %q\ntask_queue = %q\nheartbeat_timeout = \"4s\"\n", srv.Address, "test-"+filepath.Base(h.home))
 	if err := os.WriteFile(filepath.Join(h.home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func newDurableHarness(t *testing.T) *durableHarness {
 // worker starts `harness9 worker`; it is killed when the test ends.
 func (h *durableHarness) worker() *exec.Cmd {
 	h.t.Helper()
-	cmd := exec.Command(binary(h.t), "worker")
+	cmd := exec.Command(h.binary(), "worker")
 	cmd.Env = h.env
 	var logb bytes.Buffer
 	cmd.Stderr = &logb
@@ -149,7 +150,7 @@ const markerScript = `{"turns": [
 func TestKillWorkerMidExecutionResumesWithoutRepeatingWrites(t *testing.T) {
 	h := newDurableHarness(t)
 	first := h.worker()
-	cmd := exec.Command(binary(t), "run", "--json", "--engine", "temporal", "--plan", "--approve", "auto",
+	cmd := exec.Command(h.binary(), "run", "--json", "--engine", "temporal", "--plan", "--approve", "auto",
 		"-C", h.workdir, "-m", h.script(markerScript), "append a marker and wait")
 	cmd.Env = h.env
 	var out, errb bytes.Buffer

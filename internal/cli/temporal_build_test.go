@@ -1,0 +1,65 @@
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The default binary leaves the Temporal engine out (it costs every start
+// its SDK's, gRPC's and protobuf's package initialisation). Each Temporal
+// command must refuse with a usage error that names the build command, and
+// store nothing.
+func TestDefaultBinaryRefusesTemporalCommands(t *testing.T) {
+	h := newHarness(t)
+	cfg := fmt.Sprintf("[serve]\nroots = [%q]\n", h.workdir)
+	if err := os.WriteFile(filepath.Join(h.home, "config.toml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"serve", "--engine", "temporal", "--listen", "127.0.0.1:0"},
+		{"run", "--engine", "temporal", "--plan", "-C", h.workdir, "-m", h.script(planScript), "write two files"},
+		{"worker", "--task-queue", "q"},
+		{"sessions", "approve", "0123abcd", "--mode", "confirm"},
+		{"sessions", "refine", "0123abcd", "do more"},
+		{"sessions", "cancel", "0123abcd"},
+	} {
+		r := h.run("", args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "go build -tags temporal ./cmd/harness9") {
+			t.Errorf("harness9 %s: exit %d, stderr %q; want exit 2 naming `go build -tags temporal`", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if r := h.run("", "sessions", "list", "--all", "--json"); r.code != 0 || strings.TrimSpace(r.stdout) != "[]" {
+		t.Errorf("a refused Temporal command stored a session: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if r := h.run("", "version"); !strings.Contains(r.stdout, "local engine)") {
+		t.Errorf("version = %q, want it to say the binary has the local engine only", r.stdout)
+	}
+}
+
+// TestDefaultBuildLinksNoTemporal keeps the Temporal SDK and gRPC out of the
+// default build: a package that imports durable or go.temporal.io outside a
+// `//go:build temporal` file puts several milliseconds back on every start.
+func TestDefaultBuildLinksNoTemporal(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "../../cmd/harness9").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"go.temporal.io/", "google.golang.org/grpc", "github.com/harness9/harness9/durable"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("the default build links %s; import it only from files built with -tags temporal (internal/cli/temporal.go)", dep)
+			}
+		}
+	}
+	out, err = exec.Command("go", "list", "-tags", "temporal", "-deps", "../../cmd/harness9").Output()
+	if err != nil {
+		t.Fatalf("go list -tags temporal: %v", err)
+	}
+	if !strings.Contains(string(out), "github.com/harness9/harness9/durable\n") {
+		t.Error("-tags temporal does not link package durable: the Temporal engine is not wired")
+	}
+}
