@@ -40,18 +40,26 @@ func TestDefaultBinaryRefusesTemporalCommands(t *testing.T) {
 	}
 }
 
-// TestDefaultBuildLinksNoTemporal keeps the Temporal SDK and gRPC out of the
-// default build: a package that imports durable or go.temporal.io outside a
-// `//go:build temporal` file puts several milliseconds back on every start.
+// TestDefaultBuildLinksNoTemporal keeps packages that cost every start
+// milliseconds of initialisation out of the default build: the Temporal
+// SDK and gRPC (import them only from files built with -tags temporal,
+// like internal/cli/temporal.go) and goldmark's extension package (its
+// linkify regexps; tables come from internal/mdtable).
 func TestDefaultBuildLinksNoTemporal(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "../../cmd/harness9").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
+	banned := map[string]string{
+		"go.temporal.io/":                      "import it only from files built with -tags temporal (internal/cli/temporal.go)",
+		"google.golang.org/grpc":               "import it only from files built with -tags temporal (internal/cli/temporal.go)",
+		"github.com/harness9/harness9/durable": "import it only from files built with -tags temporal (internal/cli/temporal.go)",
+		"github.com/yuin/goldmark/extension":   "its package init compiles link regexps (~3 ms); parse tables with internal/mdtable",
+	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"go.temporal.io/", "google.golang.org/grpc", "github.com/harness9/harness9/durable"} {
-			if strings.HasPrefix(dep, banned) {
-				t.Errorf("the default build links %s; import it only from files built with -tags temporal (internal/cli/temporal.go)", dep)
+		for prefix, fix := range banned {
+			if strings.HasPrefix(dep, prefix) {
+				t.Errorf("the default build links %s: %s", dep, fix)
 			}
 		}
 	}

@@ -11,9 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -21,26 +18,13 @@ import (
 //go:embed web/*.html web/app.js web/app.css
 var webFiles embed.FS
 
-// pages and markdown are built on first use, not at package init: every
+// pages are built on first use, not at package init: every
 // harness9 process links this package, few of them serve a page.
 var pages = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
 		"todoMark": todoMark,
 	}).ParseFS(webFiles, "web/*.html"))
 })
-
-// markdown renders a plan's markdown. Raw HTML is left out and dangerous
-// link targets (javascript:) are dropped, goldmark's defaults without
-// html.WithUnsafe: a plan written by a model cannot put script in the page.
-var markdown = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithExtensions(extension.GFM)) })
-
-func renderMarkdown(src string) template.HTML {
-	var b bytes.Buffer
-	if err := markdown().Convert([]byte(src), &b); err != nil {
-		return template.HTML(template.HTMLEscapeString(src))
-	}
-	return template.HTML(b.String()) // #nosec: goldmark escaped it (no unsafe mode)
-}
 
 func todoMark(s planning.TodoStatus) string {
 	switch s {

@@ -9,6 +9,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/harness9/harness9/internal/mdtable"
 )
 
 // markdown renders completed assistant messages for the terminal. It
@@ -92,8 +94,8 @@ func (w *mdWriter) block(n ast.Node, first, rest string, width int, loose bool) 
 		line := strings.Repeat("#", n.Level) + " " + w.inline(n)
 		w.emit(wrap(mdHeading.Render(line), room), first, rest)
 	case *ast.Paragraph, *ast.TextBlock:
-		if rows := tableRows(w.rawLines(n)); rows != nil {
-			w.emit(table(rows, room), first, rest)
+		if t, ok := mdtable.Parse(w.rawLines(n)); ok {
+			w.emit(table(t.Rows, room), first, rest)
 			return
 		}
 		w.emit(wrap(w.inline(n), room), first, rest)
@@ -160,55 +162,6 @@ func (w *mdWriter) rawLines(n ast.Node) []string {
 		out = append(out, strings.TrimRight(string(seg.Value(w.src)), "\n"))
 	}
 	return out
-}
-
-// tableRows parses a GitHub table (a header row, a delimiter row of
-// dashes, then rows, each with pipes), or returns nil when lines are not
-// one.
-func tableRows(lines []string) [][]string {
-	if len(lines) < 2 || !strings.Contains(lines[0], "|") {
-		return nil
-	}
-	delim := cells(lines[1])
-	if len(delim) == 0 {
-		return nil
-	}
-	for _, d := range delim {
-		d = strings.Trim(strings.TrimSpace(d), ":")
-		if d == "" || strings.Trim(d, "-") != "" {
-			return nil
-		}
-	}
-	rows := [][]string{cells(lines[0])}
-	for _, l := range lines[2:] {
-		rows = append(rows, cells(l))
-	}
-	return rows
-}
-
-// cells splits a table row at its pipes (not at escaped ones), without
-// the outer pipes.
-func cells(line string) []string {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(line, "|")
-	if strings.HasSuffix(line, "|") && !strings.HasSuffix(line, "\\|") {
-		line = line[:len(line)-1]
-	}
-	var out []string
-	var cur strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch {
-		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
-			cur.WriteByte('|')
-			i++
-		case line[i] == '|':
-			out = append(out, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteByte(line[i])
-		}
-	}
-	return append(out, strings.TrimSpace(cur.String()))
 }
 
 // table draws rows with columns as wide as their widest cell, shrunk to
