@@ -3,6 +3,7 @@ package shellgate
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -23,7 +24,9 @@ const (
 	neverEnds      = "never ends (the call would hang until its timeout); use tail -n"
 )
 
-var readers = func() map[string]reader {
+// readers, refusedCommands and pathSpecs are built on first use (a Plan-Mode
+// bash call), not at package init, which every harness9 start pays.
+var readers = sync.OnceValue(func() map[string]reader {
 	m := map[string]reader{
 		"tail": {short: "fF", long: []string{"--follow", "--retry"}, reason: neverEnds},
 		"wc":   {long: []string{"--files0-from"}, reason: namesFromInput},
@@ -41,7 +44,7 @@ var readers = func() map[string]reader {
 		m[n] = reader{}
 	}
 	return m
-}()
+})
 
 // checkedCommands are read-only only with some arguments; each checker
 // returns "" when the arguments are safe, else the reason they are not.
@@ -60,13 +63,13 @@ func init() {
 
 // allowed reports whether name is on the allowlist at all.
 func allowed(name string) bool {
-	_, r := readers[name]
+	_, r := readers()[name]
 	_, c := checkedCommands[name]
 	return r || c
 }
 
 // refusedCommands get a specific explanation instead of the generic one.
-var refusedCommands = func() map[string]string {
+var refusedCommands = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, n := range []string{"eval", "exec", "source", ".", "builtin", "trap", "alias", "enable"} {
 		m[n] = n + " runs arbitrary code; run the read-only command itself instead"
@@ -83,7 +86,7 @@ var refusedCommands = func() map[string]string {
 	m["tee"] = "tee writes its input to files; drop it and read the output directly"
 	m["set"] = "set without arguments " + printsEnvironment + "; with arguments it changes shell options, which exploring does not need"
 	return m
-}()
+})
 
 const allowedSummary = "ls, cat, head, tail, wc, grep, rg, find, tree, stat, file, du, df, pwd, echo, printf, " +
 	"sort, uniq, cut, tr, diff, jq, sed (without -i/w/e), awk (without system/>/|), xargs and find -exec with a simple reader, " +
@@ -115,13 +118,13 @@ func checkSimple(name string, args []arg) string {
 	if strings.Contains(name, "/") {
 		return "run commands by their bare name (ls, not /bin/ls or ./ls); a path can point at any program"
 	}
-	if r, ok := readers[name]; ok {
+	if r, ok := readers()[name]; ok {
 		return checkReader(name, r, args)
 	}
 	if check, ok := checkedCommands[name]; ok {
 		return check(args)
 	}
-	if reason, ok := refusedCommands[name]; ok {
+	if reason, ok := refusedCommands()[name]; ok {
 		return reason
 	}
 	return fmt.Sprintf("%s is not on Plan Mode's read-only allowlist (%s)", name, allowedSummary)
@@ -157,7 +160,7 @@ func checkInner(runner string, args []arg) string {
 		return "the command " + runner + " runs must be a literal name"
 	}
 	name := args[0].value
-	if r, ok := readers[name]; ok && !strings.Contains(name, "/") {
+	if r, ok := readers()[name]; ok && !strings.Contains(name, "/") {
 		return checkReader(name, r, args[1:])
 	}
 	if allowed(name) {

@@ -183,7 +183,7 @@ func checkAcceptedCall(t *testing.T, cmd string, c *syntax.CallExpr) {
 		}
 	}
 	for _, n := range inner {
-		if _, ok := readers[n]; !ok {
+		if _, ok := readers()[n]; !ok {
 			t.Fatalf("Check accepted %q, in which %s runs %q, not a simple reader", cmd, name, n)
 		}
 	}

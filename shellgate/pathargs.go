@@ -3,6 +3,7 @@ package shellgate
 import (
 	"os"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -76,7 +77,7 @@ var (
 		long: vals("--max-depth", "--threads", "--context", "--after-context", "--before-context", "--max-count")}
 )
 
-var pathSpecs = func() map[string]*argSpec {
+var pathSpecs = sync.OnceValue(func() map[string]*argSpec {
 	m := map[string]*argSpec{
 		"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec, "rg": rgSpec,
 		"sed": {script: true, scriptShort: "e", scriptLong: []string{"--expression"}, shortVal: "el",
@@ -125,7 +126,7 @@ var pathSpecs = func() map[string]*argSpec {
 		m[n] = noPathSpec
 	}
 	return m
-}()
+})
 
 // isOption reports whether a word is an option rather than an operand.
 func isOption(v string) bool { return len(v) > 1 && v[0] == '-' }

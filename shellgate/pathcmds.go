@@ -32,7 +32,7 @@ func (s *pathChecker) call(c *syntax.CallExpr) error {
 
 // inner checks a command's arguments by its spec.
 func (s *pathChecker) inner(c *syntax.CallExpr, name string, args []arg) error {
-	sp, ok := pathSpecs[name]
+	sp, ok := pathSpecs()[name]
 	if !ok {
 		sp = &argSpec{}
 	}
