@@ -79,6 +79,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
+	defer p.msgCache.Recycle(msgs)
 	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
 	if err != nil {
 		return nil, err

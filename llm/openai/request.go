@@ -74,6 +74,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
+	defer p.msgCache.Recycle(msgs)
 	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		if m.after != nil {
 			pending = append(pending, m.after)
 		}
-		if i+1 == len(msgs) || req.Messages[i+1].Role != llm.RoleTool {
+		if len(pending) > 0 && (i+1 == len(msgs) || req.Messages[i+1].Role != llm.RoleTool) {
 			for _, p := range pending {
 				b = append(append(b, ','), p...)
 			}

@@ -90,3 +90,26 @@ func TestMessagesNoticeImageChanges(t *testing.T) {
 		t.Fatal("media type change not noticed")
 	}
 }
+
+// BenchmarkMessagesEncode measures a call over a 4000-message history
+// whose messages were all encoded by an earlier call: the cost a long
+// session pays on every turn before its body is assembled.
+func BenchmarkMessagesEncode(b *testing.B) {
+	var msgs []llm.Message
+	for i := range 2000 {
+		id := "call_" + strconv.Itoa(i)
+		msgs = append(msgs,
+			llm.Message{Role: llm.RoleAssistant, Content: "Calling the tool once more.",
+				ToolCalls: []llm.ToolCall{{ID: id, Name: "noop", Input: []byte(`{"n":` + strconv.Itoa(i) + `}`)}}},
+			llm.Message{Role: llm.RoleTool, ToolCallID: id, Name: "noop", Content: "ok"})
+	}
+	var c Messages[[]byte]
+	enc := func(m llm.Message) ([]byte, error) { return []byte(m.Content), nil }
+	for b.Loop() {
+		out, _, err := c.Encode(msgs, enc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Recycle(out)
+	}
+}

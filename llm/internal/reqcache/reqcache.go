@@ -27,6 +27,12 @@ const keepCalls = 8
 // against a private copy since a []byte can change in place. A changed or
 // rebuilt message is therefore never served a stale encoding; it is only
 // encoded again.
+//
+// A call allocates nothing that grows with the history: the previous
+// call's order is rewritten in place and the slices Encode returns are
+// handed back with Recycle. Allocating them afresh for every turn of a
+// long session (a few hundred kilobytes of fresh, zeroed pages) cost more
+// than checking the messages.
 type Messages[V any] struct {
 	mu      sync.Mutex
 	entries map[key]*entry[V]
@@ -35,7 +41,12 @@ type Messages[V any] struct {
 	// is the previous one plus a few messages, so message i is usually
 	// last[i], found without hashing.
 	last []*entry[V]
+	// spare holds slices given back by Recycle for the next Encode.
+	spare [][]V
 }
+
+// keepSpare bounds Messages.spare: one slice per call in flight at once.
+const keepSpare = 2
 
 type key struct {
 	role llm.Role
@@ -45,8 +56,7 @@ type key struct {
 }
 
 type entry[V any] struct {
-	msg    llm.Message
-	inputs [][]byte
+	msg    llm.Message // with private copies of the tool calls
 	images []imageSum
 	v      V
 	used   uint64
@@ -76,7 +86,8 @@ func sumImages(imgs []llm.Image) []imageSum {
 
 // Encode returns the encoding of each message, calling encode only for
 // messages not seen (unchanged) in a recent call. An encode error is
-// returned with the index of the message that caused it.
+// returned with the index of the message that caused it. The caller may
+// give the returned slice back with Recycle once it is done with it.
 func (c *Messages[V]) Encode(msgs []llm.Message, encode func(llm.Message) (V, error)) ([]V, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -84,28 +95,68 @@ func (c *Messages[V]) Encode(msgs []llm.Message, encode func(llm.Message) (V, er
 		c.entries = map[key]*entry[V]{}
 	}
 	c.calls++
-	out := make([]V, len(msgs))
-	order := make([]*entry[V], len(msgs))
+	out := c.spareFor(len(msgs))
+	last := c.last
 	for i := range msgs {
 		m := &msgs[i]
-		if i < len(c.last) && c.last[i].matches(m) {
-			order[i] = c.last[i]
-		} else if e, ok := c.entries[keyOf(m)]; ok && e.matches(m) {
-			order[i] = e
+		var e *entry[V]
+		if i < len(last) && last[i].matches(m) {
+			e = last[i]
+		} else if found, ok := c.entries[keyOf(m)]; ok && found.matches(m) {
+			e = found
 		} else {
 			v, err := encode(*m)
 			if err != nil {
+				c.last = last[:min(i, len(last))]
 				return nil, i, err
 			}
-			order[i] = newEntry(m, v, c.calls)
-			c.entries[keyOf(m)] = order[i]
+			e = newEntry(m, v, c.calls)
+			c.entries[keyOf(m)] = e
 		}
-		order[i].used = c.calls
-		out[i] = order[i].v
+		// Rewriting last in place is safe: position i is never read again
+		// in this call.
+		if i < len(last) {
+			last[i] = e
+		} else {
+			last = append(last, e)
+		}
+		e.used = c.calls
+		out[i] = e.v
 	}
-	c.last = order
+	clear(last[len(msgs):])
+	c.last = last[:len(msgs)]
 	c.sweep(len(msgs))
 	return out, 0, nil
+}
+
+// spareFor returns a slice of n values, reusing a recycled one when it is
+// big enough.
+func (c *Messages[V]) spareFor(n int) []V {
+	for len(c.spare) > 0 {
+		k := len(c.spare) - 1
+		s := c.spare[k]
+		c.spare[k] = nil
+		c.spare = c.spare[:k]
+		if cap(s) >= n {
+			// Encodings of dropped messages must not stay reachable.
+			clear(s[n:max(n, len(s))])
+			return s[:n]
+		}
+	}
+	return make([]V, n, n+n/4)
+}
+
+// Recycle gives back a slice Encode returned, for a later call to reuse.
+// The caller must not use it afterwards.
+func (c *Messages[V]) Recycle(out []V) {
+	if cap(out) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.spare) < keepSpare {
+		c.spare = append(c.spare, out)
+	}
 }
 
 // Len reports how many encodings are held (tests).
@@ -139,10 +190,11 @@ func keyOf(m *llm.Message) key {
 
 func newEntry[V any](m *llm.Message, v V, now uint64) *entry[V] {
 	e := &entry[V]{msg: *m, v: v, used: now}
+	// The entry keeps its own copy of the calls and their inputs: the
+	// caller's may change in place.
 	e.msg.ToolCalls = append([]llm.ToolCall(nil), m.ToolCalls...)
-	e.inputs = make([][]byte, len(m.ToolCalls))
-	for i, c := range m.ToolCalls {
-		e.inputs[i] = bytes.Clone(c.Input)
+	for i := range e.msg.ToolCalls {
+		e.msg.ToolCalls[i].Input = bytes.Clone(m.ToolCalls[i].Input)
 	}
 	e.msg.Images = nil
 	e.images = sumImages(m.Images)
@@ -154,9 +206,9 @@ func newEntry[V any](m *llm.Message, v V, now uint64) *entry[V] {
 // cheap whatever the message's size.
 func (e *entry[V]) matches(m *llm.Message) bool {
 	a := &e.msg
-	if a.Role != m.Role || a.Content != m.Content || a.Reasoning != m.Reasoning || a.ToolCallID != m.ToolCallID ||
-		a.Name != m.Name || a.IsError != m.IsError || len(a.ToolCalls) != len(m.ToolCalls) ||
-		len(e.images) != len(m.Images) {
+	if a.Role != m.Role || !same(a.Content, m.Content) || !same(a.Reasoning, m.Reasoning) ||
+		!same(a.ToolCallID, m.ToolCallID) || !same(a.Name, m.Name) || a.IsError != m.IsError ||
+		len(a.ToolCalls) != len(m.ToolCalls) || len(e.images) != len(m.Images) {
 		return false
 	}
 	for i, im := range m.Images {
@@ -165,13 +217,20 @@ func (e *entry[V]) matches(m *llm.Message) bool {
 			return false
 		}
 	}
-	for i, c := range m.ToolCalls {
-		if c.ID != a.ToolCalls[i].ID || c.Name != a.ToolCalls[i].Name || !bytes.Equal(c.Input, e.inputs[i]) ||
-			(c.Input == nil) != (e.inputs[i] == nil) {
+	for i := range m.ToolCalls {
+		c, k := &m.ToolCalls[i], &a.ToolCalls[i]
+		if !same(c.ID, k.ID) || !same(c.Name, k.Name) || !bytes.Equal(c.Input, k.Input) ||
+			(c.Input == nil) != (k.Input == nil) {
 			return false
 		}
 	}
 	return true
+}
+
+// same reports whether a and b are equal, without a call when they share
+// their bytes (the usual case: a message's text is held, not copied).
+func same(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 // maxTools bounds Tools: definitions change rarely, so a cache this full
