@@ -74,6 +74,8 @@ type turnLoop struct {
 	refining bool
 	// stopActive: a stop hook blocked an earlier stop of this loop.
 	stopActive bool
+	// shape: how much of the history earlier calls found well formed.
+	shape shapeMemo
 }
 
 // loop is the run loop. It is shared by Run and by every round of
@@ -186,7 +188,7 @@ func (l *turnLoop) request() llm.Request {
 	return llm.Request{
 		Model:    l.model,
 		System:   l.system,
-		Messages: requestHistory(l.e.st.Effective()),
+		Messages: l.shape.requestHistory(l.e.st.Effective()),
 		Tools:    l.defs,
 	}
 }

@@ -27,6 +27,9 @@ func (e *Engine) repairHistory(ctx context.Context) error {
 func (e *Engine) unansweredCalls() []llm.ToolCall {
 	var out []llm.ToolCall
 	e.st.Read(func(history []llm.Message) {
+		if wellFormed(history) {
+			return // every call answered: no need to pair them up
+		}
 		for _, c := range bindResults(history) {
 			if c.result < 0 {
 				out = append(out, c.call)
@@ -106,6 +109,39 @@ func requestHistory(msgs []llm.Message) []llm.Message {
 		}
 	}
 	return out[:len(out):len(out)]
+}
+
+// shapeMemo remembers how much of a run loop's history requestHistory has
+// found well formed, so that each model call checks only the messages
+// added since the previous one: checking a 4,000-message history before
+// every call made a turn's cost grow with the session.
+//
+// A checked prefix ends after a complete turn (wellFormed accepts nothing
+// else), so a history is well formed exactly when its checked prefix and
+// the rest are. The memo trusts the prefix only for the same backing array
+// (base), whose first n messages the session state never changes in
+// place: it only appends, and a compaction summary, a reload or the lean
+// resume's full read makes a new slice.
+type shapeMemo struct {
+	base *llm.Message
+	n    int
+}
+
+// requestHistory is the package's requestHistory, checking only what was
+// appended since the last call with the same history.
+func (s *shapeMemo) requestHistory(msgs []llm.Message) []llm.Message {
+	if len(msgs) == 0 {
+		return msgs
+	}
+	from := 0
+	if &msgs[0] == s.base && s.n <= len(msgs) {
+		from = s.n
+	}
+	if !wellFormed(msgs[from:]) {
+		return requestHistory(msgs)
+	}
+	s.base, s.n = &msgs[0], len(msgs)
+	return msgs
 }
 
 // wellFormed reports whether every tool call in msgs is answered by exactly

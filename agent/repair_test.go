@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/harness9/harness9/llm"
@@ -146,6 +147,44 @@ func TestRequestHistoryRepairsRandomInterleavings(t *testing.T) {
 	}
 }
 
+// The memo that lets each model call check only the new messages gives,
+// call after call, exactly what checking the whole history gives: an
+// appended part that breaks the shape (a second writer, a killed run) is
+// repaired, and a well-formed history is handed on as it is.
+func TestShapeMemoAgreesWithAFullCheck(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		var memo shapeMemo
+		hist := make([]llm.Message, 0, 4096) // one array, as the engine's history mostly is
+		for step := range 12 {
+			part := turnOf(fmt.Sprintf("%d-%d", round, step), "c1", "c2")
+			switch r.IntN(4) {
+			case 0: // a second writer's messages interleaved
+				part = interleave(r, part, turnOf(fmt.Sprintf("o%d-%d", round, step), "o1"))
+			case 1: // a run killed before its results were stored
+				part = part[:1+r.IntN(len(part))]
+			}
+			hist = append(hist, part...)
+			got, want := memo.requestHistory(hist), requestHistory(hist)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d step %d: the memo's history differs from a full check's\n got:\n%s\nwant:\n%s", round, step, dump(got), dump(want))
+			}
+		}
+	}
+}
+
+// A memo made for one history is not trusted for another, even one that
+// starts with the same message values.
+func TestShapeMemoIsPerHistory(t *testing.T) {
+	var memo shapeMemo
+	good := turnOf("a", "a1")
+	memo.requestHistory(good)
+	// Its first len(good) messages are not well formed (a1 unanswered);
+	// the rest is.
+	bad := append([]llm.Message{good[0], good[1], {Role: llm.RoleUser, Content: "again"}}, turnOf("b", "b1")[1:]...)
+	checkRepaired(t, bad, memo.requestHistory(bad))
+}
+
 // BenchmarkRequestHistory checks a 2000-turn history before a model call:
 // it must not allocate, so the per-turn cost does not grow with garbage.
 func BenchmarkRequestHistory(b *testing.B) {
@@ -162,5 +201,24 @@ func BenchmarkRequestHistory(b *testing.B) {
 		if got := requestHistory(msgs); len(got) != len(msgs) {
 			b.Fatal("a well-formed history was rebuilt")
 		}
+	}
+}
+
+// BenchmarkShapeMemo is requestHistory as the run loop calls it, turn after
+// turn on a 4,000-message history that grows by one turn per call.
+func BenchmarkShapeMemo(b *testing.B) {
+	hist := make([]llm.Message, 0, 1<<13) // reallocated now and then, as the engine's is
+	for i := range 2000 {
+		hist = append(hist, turnOf(fmt.Sprint(i), "c")[1:]...)
+	}
+	var memo shapeMemo
+	memo.requestHistory(hist)
+	i := 0
+	for b.Loop() {
+		hist = append(hist, turnOf(fmt.Sprint(i), "c")[1:]...)
+		if got := memo.requestHistory(hist); len(got) != len(hist) {
+			b.Fatal("a well-formed history was rebuilt")
+		}
+		i++
 	}
 }

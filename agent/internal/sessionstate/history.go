@@ -42,8 +42,14 @@ func (s *State) History() []llm.Message {
 			s.log.Warn("agent: could not load the compacted part of the history", "session", s.sess.ID, "err", err)
 			return append([]llm.Message(nil), s.history[s.skipped:]...)
 		}
-		copy(s.history, all[:s.skipped])
-		s.skipped = 0
+		// A new array, not a copy into the placeholders: slices of the
+		// history handed out earlier (a request being encoded, a run
+		// loop's memo of what it checked) must never see their messages
+		// change.
+		full := make([]llm.Message, len(s.history), cap(s.history))
+		copy(full, all[:s.skipped])
+		copy(full[s.skipped:], s.history[s.skipped:])
+		s.history, s.skipped = full, 0
 	}
 	return append([]llm.Message(nil), s.history...)
 }
