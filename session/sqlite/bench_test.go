@@ -151,3 +151,27 @@ func BenchmarkLoadWithImages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAppendAt measures appending a message to a session that already
+// holds N messages: the store's share of a turn's cost, which should not
+// grow with the session.
+func BenchmarkAppendAt(b *testing.B) {
+	for _, n := range []int{100, 4000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			s, id := benchStore(b)
+			ctx := context.Background()
+			for i := range n {
+				if err := s.AppendMessage(ctx, id, benchMessage(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			i := n
+			for b.Loop() {
+				if err := s.AppendMessage(ctx, id, benchMessage(i)); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
