@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,13 +132,19 @@ func printSessions(e *env, list []session.Listing, asJSON bool) error {
 		fmt.Fprintln(e.stderr, "no sessions yet; start one with harness9 or harness9 run PROMPT")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	// tabwriter writes every cell on its own: unbuffered, a list of 1000
+	// sessions took 14,000 write calls.
+	bw := bufio.NewWriterSize(e.stdout, 64<<10)
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tTASKS\tSTATUS\tTITLE")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.ID, r.Updated.Local().Format(time.DateTime), r.Model,
 			r.MessageCount, r.TodosDone, r.TodoCount, r.Status, listTitle(r.Session))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // listTitle is a session's title as the list shows it; a sub-agent's names
