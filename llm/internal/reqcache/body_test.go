@@ -2,6 +2,7 @@ package reqcache
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -111,5 +112,42 @@ func BenchmarkMessagesEncode(b *testing.B) {
 			b.Fatal(err)
 		}
 		c.Recycle(out)
+	}
+}
+
+// Conversations sharing one cache from several goroutines (sub-agents on
+// one provider) each get their own messages' encodings, while the slices
+// Encode returns are recycled between them.
+func TestMessagesConcurrentCallsKeepTheirOwnEncodings(t *testing.T) {
+	var c Messages[string]
+	enc := func(m llm.Message) (string, error) { return m.Content, nil }
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			var hist []llm.Message
+			for i := range 300 {
+				hist = append(hist, llm.Message{Role: llm.RoleUser, Content: strconv.Itoa(g) + "/" + strconv.Itoa(i)})
+				out, _, err := c.Encode(hist, enc)
+				if err == nil && len(out) != len(hist) {
+					err = fmt.Errorf("goroutine %d: %d encodings for %d messages", g, len(out), len(hist))
+				}
+				for k := range out {
+					if err == nil && out[k] != hist[k].Content {
+						err = fmt.Errorf("goroutine %d: message %d encoded as %q, want %q", g, k, out[k], hist[k].Content)
+					}
+				}
+				c.Recycle(out)
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
