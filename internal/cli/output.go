@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -16,7 +17,11 @@ import (
 // invocation may play several streams (a plan, then its execution); output
 // prints one session event and one done event for the whole invocation.
 type output struct {
-	e         *env
+	e *env
+	// stdout and stderr are e's, cleaned of terminal controls: what is
+	// printed comes from the model, its tools and the repository, and must
+	// not drive the user's terminal (termtext).
+	stdout, stderr io.Writer
 	jsonl     *jsonlWriter
 	sawStart  bool
 	midStream bool     // text deltas printed without a closing newline
@@ -24,7 +29,7 @@ type output struct {
 }
 
 func newOutput(e *env, asJSON bool) *output {
-	o := &output{e: e}
+	o := &output{e: e, stdout: termtext.Writer(e.stdout), stderr: termtext.Writer(e.stderr)}
 	if asJSON {
 		o.jsonl = newJSONLWriter(e.stdout)
 	}
@@ -43,7 +48,7 @@ func (o *output) event(ev agent.Event) {
 	}
 	if o.jsonl != nil {
 		if err := o.jsonl.write(ev); err != nil {
-			fmt.Fprintf(o.e.stderr, "harness9: cannot write an event: %v\n", err)
+			fmt.Fprintf(o.stderr, "harness9: cannot write an event: %v\n", err)
 		}
 		if _, ok := ev.(agent.SessionStarted); ok {
 			for _, n := range o.pending {
@@ -70,29 +75,29 @@ func (o *output) done(s agent.RunStatus) {
 		return
 	}
 	o.endText()
-	fmt.Fprintf(o.e.stderr, "── %s\n", s)
+	fmt.Fprintf(o.stderr, "── %s\n", s)
 }
 
 // note tells the person something; it never goes to stdout in --json mode.
 func (o *output) note(format string, args ...any) {
 	o.endText()
-	fmt.Fprintf(o.e.stderr, format+"\n", args...)
+	fmt.Fprintf(o.stderr, format+"\n", args...)
 }
 
 func (o *output) endText() {
 	if o.midStream {
-		fmt.Fprintln(o.e.stdout)
+		fmt.Fprintln(o.stdout)
 		o.midStream = false
 	}
 }
 
 func (o *output) human(ev agent.Event) {
-	w := o.e.stderr
+	w := o.stderr
 	switch e := ev.(type) {
 	case agent.SessionStarted:
 		fmt.Fprintf(w, "session %s · %s · %s\n", e.SessionID, e.Mode, e.Workdir)
 	case agent.TextDelta:
-		fmt.Fprint(o.e.stdout, e.Text)
+		fmt.Fprint(o.stdout, e.Text)
 		o.midStream = !strings.HasSuffix(e.Text, "\n")
 	case agent.Text:
 		o.endText()
@@ -107,9 +112,9 @@ func (o *output) human(ev agent.Event) {
 		writeTodos(w, e.Items)
 	case agent.PlanSubmitted:
 		o.endText()
-		fmt.Fprintf(o.e.stdout, "\n# Plan: %s\n\n%s\n\n", e.Plan.Title, e.Plan.Content)
+		fmt.Fprintf(o.stdout, "\n# Plan: %s\n\n%s\n\n", e.Plan.Title, e.Plan.Content)
 		for i, s := range e.Plan.Steps {
-			fmt.Fprintf(o.e.stdout, "%d. %s\n", i+1, s)
+			fmt.Fprintf(o.stdout, "%d. %s\n", i+1, s)
 		}
 	case agent.Approved:
 		fmt.Fprintf(w, "plan approved · task directory %s\n", e.TaskDir)
@@ -143,7 +148,7 @@ func (o *output) human(ev agent.Event) {
 // answer to the parent, which the parent's task result carries, so it is
 // not printed as the session's answer.
 func (o *output) nested(n agent.Nested, depth int) {
-	w, pad := o.e.stderr, strings.Repeat("  ", depth)
+	w, pad := o.stderr, strings.Repeat("  ", depth)
 	switch e := n.Event.(type) {
 	case agent.Nested:
 		o.nested(e, depth+1)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/internal/config"
@@ -400,7 +401,11 @@ func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 	if len(req.Rules) > 0 {
 		always = fmt.Sprintf("  [a] always for this project (%s)", strings.Join(req.Rules, ", "))
 	}
-	fmt.Fprintf(h.e.stderr, "\n%s wants to run (%s):\n%s\nAllow? [y] once%s  [n] deny: ", req.Call.Name, req.Why, req.Preview, always)
+	// The call's name and preview are the model's text: a cursor move or a
+	// carriage return must not show the user a different call than the one
+	// they allow.
+	fmt.Fprintf(h.e.stderr, "\n%s wants to run (%s):\n%s\nAllow? [y] once%s  [n] deny: ",
+		termtext.Clean(req.Call.Name), termtext.Clean(req.Why), termtext.Clean(req.Preview), always)
 	s, err := h.line(ctx)
 	switch {
 	case err != nil:

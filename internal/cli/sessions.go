@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/eventjson"
@@ -133,8 +134,9 @@ func printSessions(e *env, list []session.Listing, asJSON bool) error {
 		return nil
 	}
 	// tabwriter writes every cell on its own: unbuffered, a list of 1000
-	// sessions took 14,000 write calls.
-	bw := bufio.NewWriterSize(e.stdout, 64<<10)
+	// sessions took 14,000 write calls. Titles are the model's and the
+	// user's text: their control sequences are shown, not obeyed.
+	bw := bufio.NewWriterSize(termtext.Writer(e.stdout), 64<<10)
 	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tTASKS\tSTATUS\tTITLE")
 	for _, r := range rows {
@@ -245,7 +247,9 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	if asJSON {
 		return writeJSON(e, d)
 	}
-	w := e.stdout
+	// The conversation is the model's and its tools' text: shown, never
+	// obeyed by the terminal.
+	w := termtext.Writer(e.stdout)
 	fmt.Fprintf(w, "session  %s\ntitle    %s\nworkdir  %s\nmodel    %s\nmode     %s\nstatus   %s\ncreated  %s\nupdated  %s\n",
 		sess.ID, sess.Title, sess.Workdir, sess.Model, sess.Mode, d.Status,
 		sess.Created.Local().Format(time.DateTime), sess.Updated.Local().Format(time.DateTime))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/trust"
 )
@@ -98,9 +99,11 @@ func untrustedNotice(c *config.Config) string {
 }
 
 // printManifest shows what trusting the project enables.
+// The items are the repository's text, as written: shown, never obeyed by
+// the terminal, so a command cannot hide behind a cursor move.
 func printManifest(w io.Writer, m trust.Manifest) {
 	for _, it := range m.Items {
-		fmt.Fprintf(w, "  %s\n", it)
+		fmt.Fprintf(w, "  %s\n", termtext.Clean(it.String()))
 	}
 }
 
