@@ -16,6 +16,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Clean returns s with every control character shown as a Go-style escape
@@ -91,4 +93,17 @@ func (c writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Output is Clean for a command's output, which may colour itself and
+// redraw progress bars: complete escape sequences are removed rather than
+// shown, and a carriage return that is not a line ending starts a new line
+// (what it overwrote stays visible).
+func Output(s string) string {
+	s = ansi.Strip(s)
+	if strings.Contains(s, "\r") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\r", "\n")
+	}
+	return Clean(s)
 }

@@ -64,3 +64,10 @@ func TestWriter(t *testing.T) {
 		t.Fatalf("%q", b.String())
 	}
 }
+
+func TestOutputDropsColoursAndKeepsOverwrittenText(t *testing.T) {
+	got := Output("\x1b[31mred\x1b[m 10%\r20%\r\n\x1bPtmux;\x1b\x1b]52;c;eA==\a\x1b\\done\x1b")
+	if got != "red 10%\n20%\ndone" {
+		t.Errorf("Output = %q", got)
+	}
+}

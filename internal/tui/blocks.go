@@ -51,6 +51,7 @@ type block struct {
 }
 
 func (b *block) render(width int, md *markdown) []string {
+	b = b.forDisplay()
 	switch b.kind {
 	case blockUser:
 		return append(prefixLines(wrapLines(b.text, width-2, ""), userStyle.Render("> "), "  "), "")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/harness9/harness9/internal/termtext"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -132,14 +133,17 @@ func (d *permissionDialog) paste(msg tea.PasteMsg) {
 // and the options stay visible.
 func (d *permissionDialog) view(width, maxHeight int, th theme) string {
 	inner := max(min(width-4, 120), 10)
+	// The call is the model's: its name, argument and preview are shown
+	// as written (termtext), so a carriage return or a cursor move cannot
+	// show a harmless command over the one being allowed.
 	call := d.req.Call
-	head := th.accent.Bold(true).Render("Allow "+call.Name+"?") + "  " + keyArg(call.Name, call.Input)
+	head := th.accent.Bold(true).Render("Allow "+termtext.Clean(call.Name)+"?") + "  " + termtext.Clean(keyArg(call.Name, call.Input))
 	head = ansi.Truncate(strings.ReplaceAll(head, "\n", " "), inner, "…")
 	if d.req.Why != "" {
-		head += "\n" + dimStyle.Render(ansi.Truncate("asked because "+d.req.Why, inner, "…"))
+		head += "\n" + dimStyle.Render(ansi.Truncate("asked because "+termtext.Clean(d.req.Why), inner, "…"))
 	}
 	if d.preview == nil || d.pvWidth != inner {
-		d.preview, d.pvWidth = previewLines(d.req.Preview, inner), inner
+		d.preview, d.pvWidth = previewLines(termtext.Clean(d.req.Preview), inner), inner
 	}
 	var tail []string
 	for i, o := range d.options() {

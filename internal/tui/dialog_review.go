@@ -67,7 +67,8 @@ type reviewDialog struct {
 }
 
 func newReviewDialog(p planning.Plan, note string) *reviewDialog {
-	d := &reviewDialog{plan: p, note: newField("✎ ", "type here to tell the agent what to change, then Enter")}
+	// The plan is the model's text: shown, never obeyed by the terminal.
+	d := &reviewDialog{plan: cleanPlan(p), note: newField("✎ ", "type here to tell the agent what to change, then Enter")}
 	if note != "" {
 		d.note.SetValue(note)
 		d.note.CursorEnd()

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"github.com/harness9/harness9/internal/termtext"
 	"io"
 	"os"
 	"strings"
@@ -140,7 +141,8 @@ func (m *trustModel) render() string {
 	head = append(head, wrapText(why, inner)...)
 	var items []string
 	for _, it := range m.q.Items {
-		for _, l := range wrapText(it, inner-2) {
+		// A cloned repository wrote it: a cursor move must not hide a command.
+		for _, l := range wrapText(termtext.Clean(it), inner-2) {
 			items = append(items, "  "+l)
 		}
 	}
