@@ -22,10 +22,10 @@ type output struct {
 	// printed comes from the model, its tools and the repository, and must
 	// not drive the user's terminal (termtext).
 	stdout, stderr io.Writer
-	jsonl     *jsonlWriter
-	sawStart  bool
-	midStream bool     // text deltas printed without a closing newline
-	pending   []string // notices waiting for the session event
+	jsonl          *jsonlWriter
+	sawStart       bool
+	midStream      bool     // text deltas printed without a closing newline
+	pending        []string // notices waiting for the session event
 }
 
 func newOutput(e *env, asJSON bool) *output {

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"

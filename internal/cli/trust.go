@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/internal/trust"
 )
 
