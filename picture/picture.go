@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -28,10 +29,13 @@ import (
 
 // Limits. MaxFileBytes is checked before reading a file whole; MaxPixels
 // before decoding one (a 100-byte PNG can claim 100000×100000 pixels: a
-// decompression bomb); MaxSide and MaxEncodedBytes are what is sent.
+// decompression bomb); MaxDecodedBytes too, since the same pixels take
+// eight bytes each at 16 bits per channel; MaxSide and MaxEncodedBytes are
+// what is sent.
 const (
 	MaxFileBytes    = 20 << 20
 	MaxPixels       = 50_000_000
+	MaxDecodedBytes = 160 << 20 // an 8K RGBA screenshot, a 48 MP photo
 	MaxSide         = 1568
 	MaxEncodedBytes = 3_750_000
 )
@@ -121,14 +125,47 @@ func Prepare(data []byte, name string) (llm.Image, error) {
 		return llm.Image{}, fmt.Errorf("%s: %d×%d pixels is more than the %d megapixels harness9 decodes; scale it down first",
 			name, cfg.Width, cfg.Height, MaxPixels/1_000_000)
 	}
-	if max(cfg.Width, cfg.Height) <= MaxSide && len(data) <= MaxEncodedBytes {
-		return llm.Image{MediaType: typ, Data: data, Name: name, Width: cfg.Width, Height: cfg.Height}, nil
+	if n := int64(cfg.Width) * int64(cfg.Height) * bytesPerPixel(cfg.ColorModel); n > MaxDecodedBytes {
+		return llm.Image{}, fmt.Errorf("%s: %d×%d pixels at this colour depth take %d MB to decode, more than the %d MB harness9 allows; scale it down first",
+			name, cfg.Width, cfg.Height, n>>20, MaxDecodedBytes>>20)
 	}
+	// One picture is decoded at a time in the whole process: results of
+	// parallel tool calls cannot multiply the memory a decode takes.
+	decoding <- struct{}{}
+	defer func() { <-decoding }()
+	// Decoded whole even when it is sent as it is: a header that parses
+	// over pixels that do not would be refused by the provider, in this
+	// request and in every later one of the session that carries it.
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return llm.Image{}, fmt.Errorf("%s: damaged %s: %w", name, typ, err)
 	}
+	if max(cfg.Width, cfg.Height) <= MaxSide && len(data) <= MaxEncodedBytes {
+		return llm.Image{MediaType: typ, Data: data, Name: name, Width: cfg.Width, Height: cfg.Height}, nil
+	}
 	return shrink(src, typ, name)
+}
+
+// decoding holds the one decode allowed at a time.
+var decoding = make(chan struct{}, 1)
+
+// bytesPerPixel is what the decoder allocates per pixel for model, at
+// most: 16-bit colour takes 8, YCbCr up to 3 (4:4:4), a palette 1.
+func bytesPerPixel(model color.Model) int64 {
+	switch model {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.Gray16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.YCbCrModel:
+		return 3
+	}
+	if _, ok := model.(color.Palette); ok {
+		return 1
+	}
+	return 4 // RGBA, NRGBA, CMYK, NYCbCrA and anything unknown
 }
 
 // shrink scales src to fit MaxSide and encodes it under MaxEncodedBytes,
@@ -136,7 +173,8 @@ func Prepare(data []byte, name string) (llm.Image, error) {
 func shrink(src image.Image, typ, name string) (llm.Image, error) {
 	b := src.Bounds()
 	w, h := fit(b.Dx(), b.Dy(), MaxSide)
-	for w >= 16 && h >= 16 {
+	// The first size is always tried: a 4000×10 banner fits at 1568×3.
+	for first := true; first || (w >= 16 && h >= 16); first = false {
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.CatmullRom.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
 		out, outType, err := encode(dst, typ == PNG || typ == GIF)

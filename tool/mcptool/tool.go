@@ -115,10 +115,12 @@ func convertResult(res *mcp.CallToolResult) tool.Result {
 	}
 	var parts []string
 	var images []llm.Image
+	tried := 0 // pictures prepared, attached or not: a refused one costs a decode too
 	for _, c := range res.Content {
 		if ic, ok := c.(*mcp.ImageContent); ok && !res.IsError {
-			if len(images) < maxResultImages {
-				img, err := picture.Prepare(ic.Data, fmt.Sprintf("image %d", len(images)+1))
+			if tried < maxResultImages {
+				tried++
+				img, err := picture.Prepare(ic.Data, fmt.Sprintf("image %d", tried))
 				if err == nil {
 					images = append(images, img)
 					parts = append(parts, fmt.Sprintf("[image %d: %s, %d×%d, attached]", len(images), img.MediaType, img.Width, img.Height))
