@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harness9/harness9/internal/termtext"
 	"io"
 	"strings"
 
@@ -79,7 +80,8 @@ func rewindSession(ctx context.Context, e *env, c *config.Config, s session.Stor
 		}
 		return writeJSON(e, rep)
 	}
-	fmt.Fprintln(e.stdout, rep.Summary())
+	// File names are the model's: shown, never obeyed by the terminal.
+	fmt.Fprintln(e.stdout, termtext.Clean(rep.Summary()))
 	return nil
 }
 

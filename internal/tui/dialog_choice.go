@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/harness9/harness9/internal/termtext"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -48,12 +49,14 @@ func (d *choiceDialog) view(width, room int, th theme) string {
 	if limit := max(room-len(d.options)-6, 1); len(body) > limit {
 		body = append(body[:limit-1:limit-1], fmt.Sprintf("… and %d more", len(d.body)-limit+1))
 	}
+	// Bodies and options name files and prompts the model may have
+	// written: shown, never obeyed by the terminal (termtext).
 	for _, l := range body {
-		b.WriteString(ansi.Truncate(l, inner, "…") + "\n")
+		b.WriteString(ansi.Truncate(termtext.Clean(l), inner, "…") + "\n")
 	}
 	b.WriteString("\n")
 	for i, o := range d.options {
-		row := ansi.Truncate(fmt.Sprintf("[%d] %s", i+1, o), inner-2, "…")
+		row := ansi.Truncate(termtext.Clean(fmt.Sprintf("[%d] %s", i+1, o)), inner-2, "…")
 		if i == d.cursor {
 			b.WriteString(th.accent.Render("› "+row) + "\n")
 		} else {

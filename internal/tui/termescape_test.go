@@ -73,3 +73,13 @@ func TestPermissionDialogShowsTheCallAsWritten(t *testing.T) {
 		t.Errorf("the command asked about is hidden:\n%s", normalise(view))
 	}
 }
+
+// The undo dialog lists file names the model chose.
+func TestChoiceDialogShowsNamesAsWritten(t *testing.T) {
+	d := &choiceDialog{title: "Rewind", body: []string{"files: " + dcsTmux},
+		options: []string{"turn 1: go — safe.txt\r\x1b[2Kevil" + apc}}
+	view := d.view(100, 30, theme{})
+	if bad := rawControls(view); bad != nil {
+		t.Errorf("the dialog carries %v:\n%q", bad, view)
+	}
+}
