@@ -35,6 +35,19 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		os.Exit(0)
+	case "flood":
+		// One line of 256 MB: a JSON-RPC response that never ends.
+		buf := make([]byte, 1<<20)
+		for i := range buf {
+			buf[i] = 'A'
+		}
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":1,"result":{"x":"`)
+		for range 256 {
+			if _, err := os.Stdout.Write(buf); err != nil {
+				os.Exit(0)
+			}
+		}
+		os.Exit(0)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "fatal: missing API_TOKEN")
 		os.Exit(1)

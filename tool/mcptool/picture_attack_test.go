@@ -3,12 +3,16 @@ package mcptool
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -72,5 +76,31 @@ func TestHostilePicturesDoNotReachTheModel(t *testing.T) {
 	}
 	if n := strings.Count(res.Output, "not attached"); n != maxResultImages {
 		t.Errorf("%d pictures said not attached, want %d: %q", n, maxResultImages, res.Output[:min(len(res.Output), 600)])
+	}
+}
+
+// A stdio server, started plainly or as the sandbox starts them, that
+// answers the handshake with 256 MB of base64 on one line: the connection
+// fails, and harness9 does not buffer the flood (the SDK caps a line).
+func TestFloodingServerIsCutOff(t *testing.T) {
+	started := func(_ string, cmd *exec.Cmd, _ map[string]string) (func(), error) { return nil, cmd.Start() }
+	for name, opts := range map[string][]Option{"plain": nil, "starter": {WithStarter(started)}} {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := Connect(context.Background(), map[string]ServerConfig{
+			"flood": {Command: os.Args[0], Env: map[string]string{"HARNESS9_MCPTOOL_HELPER": "flood"}},
+		}, append(opts, WithBaseEnv(os.Environ()), WithTimeout(60*time.Second))...)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := m.Status(); len(st) != 1 || st[0].Connected {
+			t.Errorf("%s: status = %+v, want the flooding server refused", name, st)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 160<<20 {
+			t.Errorf("%s: connecting allocated %d MB for a 256 MB line", name, grew>>20)
+		}
+		_ = m.Close()
 	}
 }
