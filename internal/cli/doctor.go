@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harness9/harness9/internal/termtext"
 	"io/fs"
 	"net/http"
 	"os"
@@ -105,7 +106,8 @@ func newDoctorCmd(e *env, g *globals) *cobra.Command {
 					return withCode(ExitError, err)
 				}
 			} else {
-				tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+				// Details quote MCP servers' stderr: shown, never obeyed.
+				tw := tabwriter.NewWriter(termtext.Writer(e.stdout), 0, 4, 2, ' ', 0)
 				for _, r := range results {
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Status, r.Name, r.Detail)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/harness9/harness9/internal/termtext"
 	"os"
 	"runtime"
 	"strings"
@@ -64,14 +65,17 @@ func newSkillsCmd(e *env, g *globals) *cobra.Command {
 				return withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 			}
 			skills, problems := skill.Discover(ws, c.Home)
+			// Skills and servers are the repository's and the servers' text:
+			// shown, never obeyed by the terminal.
+			stdout, stderr := termtext.Writer(e.stdout), termtext.Writer(e.stderr)
 			for _, p := range problems {
-				fmt.Fprintf(e.stderr, "warning: %v\n", p)
+				fmt.Fprintf(stderr, "warning: %v\n", p)
 			}
 			if len(skills) == 0 {
 				fmt.Fprintf(e.stderr, "no skills; add one as %s/.harness9/skills/NAME/SKILL.md\n", c.Workdir)
 			}
 			for _, s := range skills {
-				fmt.Fprintf(e.stdout, "%-24s %s\n    %s\n", s.Name, s.Description, s.Path)
+				fmt.Fprintf(stdout, "%-24s %s\n    %s\n", s.Name, s.Description, s.Path)
 			}
 			return nil
 		},
@@ -111,7 +115,8 @@ func newMCPCmd(e *env, g *globals) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), mcpStartTimeout+2*time.Second)
 			defer cancel()
-			m, err := mcptool.Connect(ctx, servers, mcpOptions(c, sb, func(msg string) { fmt.Fprintf(e.stderr, "harness9: %s\n", msg) })...)
+			stdout, stderr := termtext.Writer(e.stdout), termtext.Writer(e.stderr)
+			m, err := mcptool.Connect(ctx, servers, mcpOptions(c, sb, func(msg string) { fmt.Fprintf(stderr, "harness9: %s\n", msg) })...)
 			if err != nil {
 				return withCode(ExitError, err)
 			}
@@ -121,9 +126,9 @@ func newMCPCmd(e *env, g *globals) *cobra.Command {
 				if !st.Connected {
 					state = "failed: " + st.Err
 				}
-				fmt.Fprintf(e.stdout, "%s (%s) %s\n", st.Name, st.Transport, state)
+				fmt.Fprintf(stdout, "%s (%s) %s\n", st.Name, st.Transport, state)
 				if len(st.Tools) > 0 {
-					fmt.Fprintf(e.stdout, "    %s\n", strings.Join(st.Tools, "\n    "))
+					fmt.Fprintf(stdout, "    %s\n", strings.Join(st.Tools, "\n    "))
 				}
 			}
 			return nil
