@@ -399,7 +399,7 @@ func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 	}
 	always := ""
 	if len(req.Rules) > 0 {
-		always = fmt.Sprintf("  [a] always for this project (%s)", strings.Join(req.Rules, ", "))
+		always = fmt.Sprintf("  [a] always for this project (%s)", termtext.Clean(strings.Join(req.Rules, ", ")))
 	}
 	// The call's name and preview are the model's text: a cursor move or a
 	// carriage return must not show the user a different call than the one

@@ -25,7 +25,8 @@ const (
 func (d *permissionDialog) options() []string {
 	second := optionSession
 	if len(d.req.Rules) > 0 {
-		second = optionProject + strings.Join(d.req.Rules, ", ")
+		// A rule quotes the model's command: shown, never obeyed.
+		second = optionProject + termtext.Clean(strings.Join(d.req.Rules, ", "))
 	}
 	return []string{optionOnce, second, optionDeny}
 }

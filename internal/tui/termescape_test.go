@@ -64,7 +64,7 @@ func TestTranscriptPassesNoControlSequences(t *testing.T) {
 func TestPermissionDialogShowsTheCallAsWritten(t *testing.T) {
 	call := llm.ToolCall{ID: "b1", Name: "bash", Input: json.RawMessage(`{"command":"rm -rf ~/work\rls -la       "}`)}
 	d := newPermissionDialog(&agent.ApprovalRequest{Call: call, Preview: "$ rm -rf ~/work\rls -la        " + dcsTmux,
-		Why: "asks" + dcsAnswerback})
+		Why: "asks" + dcsAnswerback, Rules: []string{"bash(rm -rf ~/work\rls:*)" + dcsTmux}})
 	view := d.view(100, 30, theme{})
 	if bad := rawControls(view); bad != nil {
 		t.Errorf("the dialog carries %v:\n%q", bad, view)
