@@ -136,8 +136,9 @@ func printSessions(e *env, list []session.Listing, asJSON bool) error {
 	// tabwriter writes every cell on its own: unbuffered, a list of 1000
 	// sessions took 14,000 write calls. Titles are the model's and the
 	// user's text: their control sequences are shown, not obeyed.
-	bw := bufio.NewWriterSize(termtext.Writer(e.stdout), 64<<10)
-	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	// (Cleaned per cell, before the buffer, so no character is split.)
+	bw := bufio.NewWriterSize(e.stdout, 64<<10)
+	tw := tabwriter.NewWriter(termtext.Writer(bw), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tTASKS\tSTATUS\tTITLE")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.ID, r.Updated.Local().Format(time.DateTime), r.Model,
