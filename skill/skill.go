@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/harness9/harness9/internal/names"
 	"github.com/harness9/harness9/tool"
 	"go.yaml.in/yaml/v3"
 )
@@ -59,24 +60,8 @@ type frontmatter struct {
 	Description string `yaml:"description"`
 }
 
-// validName reports whether name is 1-64 letters, digits, '.', '-' or '_',
-// starting with a letter or digit. A loop, not a regexp: a compiled
-// `{0,63}` costs every process start a few hundred microseconds.
-func validName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	if c := name[0]; c == '.' || c == '-' || c == '_' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// validName is the naming rule of this kind of file (internal/names).
+func validName(name string) bool { return names.Valid(name, true, "._-") }
 
 // Discover finds the skills in .harness9/skills/*/SKILL.md of the project
 // workspace and <home>/skills/*/SKILL.md (home is the harness9 data

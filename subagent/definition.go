@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/harness9/harness9/internal/names"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
 )
@@ -73,21 +74,8 @@ const FileExt = ".md"
 // maxFile caps a definition file.
 const maxFile = 64 << 10
 
-// validName reports whether name is 1-64 lower-case letters, digits, '-'
-// or '_', starting with a letter or digit. A loop, not a regexp: a
-// compiled `{0,63}` costs every process start a few hundred microseconds.
-func validName(name string) bool {
-	if name == "" || len(name) > 64 || name[0] == '-' || name[0] == '_' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// validName is the naming rule of this kind of file (internal/names).
+func validName(name string) bool { return names.Valid(name, false, "_-") }
 
 type frontmatter struct {
 	Name        string   `yaml:"name"`
