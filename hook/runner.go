@@ -50,7 +50,7 @@ func WithSandbox(sb *sandbox.Sandbox) Option { return func(r *Runner) { r.sb = s
 func WithUnconfined(allow bool) Option { return func(r *Runner) { r.unconfined = allow } }
 
 // WithEnv is the environment hooks start from (default: only PATH, see
-// sandbox.BaseEnv; harness9's CLI passes os.Environ()),
+// sandbox.BaseEnv; harness9's CLI passes the process environment),
 // before secrets are scrubbed (sandbox.ScrubEnv).
 func WithEnv(env []string) Option { return func(r *Runner) { r.env = env } }
 

@@ -31,7 +31,7 @@ const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // whose program gave none: PATH=DefaultPath and nothing else. The library
 // never hands the process's own environment to a child by itself (unlike
 // os/exec's nil Env): a program passes it explicitly (harness9's CLI passes
-// os.Environ()), and it is scrubbed (ScrubEnv) on the way.
+// the process environment), and it is scrubbed (ScrubEnv) on the way.
 func BaseEnv(env []string) []string {
 	if env == nil {
 		return []string{"PATH=" + DefaultPath}

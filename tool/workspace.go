@@ -63,7 +63,7 @@ type workspaceConfig struct {
 // at. Without it (or with "") there is no home deny list, only the
 // locations given with WithDenied: a program whose workspace may contain
 // the user's home directory passes it (harness9's CLI passes
-// os.UserHomeDir). The library never looks the home directory up itself.
+// the user's home directory). The library never looks the home directory up itself.
 func WithHome(dir string) WorkspaceOption {
 	return func(c *workspaceConfig) { c.home = dir }
 }

@@ -85,7 +85,7 @@ func WithMaxTokens(n int) Option {
 
 // New returns a Provider. It reads no environment: the key and the base URL
 // are what WithAPIKey and WithBaseURL give (a program that wants
-// OPENAI_API_KEY passes os.Getenv("OPENAI_API_KEY"), as harness9's CLI
+// OPENAI_API_KEY passes the value of $OPENAI_API_KEY, as harness9's CLI
 // does), so a library user's provider never picks up a key by accident.
 func New(opts ...Option) *Provider {
 	c := config{name: "openai"}

@@ -58,7 +58,7 @@ type Bash struct {
 // hidden variables are removed and the sandbox rebuilds what its policy
 // needs. Without it commands get only PATH (sandbox.BaseEnv): the tool never
 // passes the process's environment on by itself; a program that wants its
-// commands to see it (go, npm, a virtualenv) passes os.Environ().
+// commands to see it (go, npm, a virtualenv) passes the process environment.
 func WithBaseEnv(env []string) BashOption {
 	return func(b *Bash) { b.baseEnv = env }
 }

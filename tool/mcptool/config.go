@@ -80,7 +80,7 @@ type mcpJSON struct {
 // LoadMCPJSON reads a .mcp.json file ({"mcpServers": {name: config}}). A
 // missing file is an error wrapping os.ErrNotExist, so callers can treat it
 // as "no servers". ${VAR} and ${VAR:-default} in args, env values, url and
-// headers are expanded through lookup (os.LookupEnv, as other agents do);
+// headers are expanded through lookup (the CLI passes the process environment, as other agents do);
 // a nil lookup leaves them as written, to show the file as it is.
 func LoadMCPJSON(path string, lookup func(string) (string, bool)) (map[string]ServerConfig, error) {
 	data, err := os.ReadFile(path)

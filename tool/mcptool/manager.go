@@ -61,7 +61,7 @@ func WithHiddenEnv(names ...string) Option {
 // and hidden variables are removed and each server's configured variables
 // are added. Without it a server gets only PATH (sandbox.BaseEnv) and its
 // configured variables: the package never passes the process's environment
-// on by itself; harness9's CLI passes os.Environ().
+// on by itself; harness9's CLI passes the process environment.
 func WithBaseEnv(env []string) Option { return func(o *options) { o.baseEnv = env } }
 
 // WithStarter starts stdio servers through start instead of exec.Cmd.Start.
