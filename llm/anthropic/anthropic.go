@@ -36,7 +36,7 @@ type Provider struct {
 	client    sdk.MessageService
 	msgCache  reqcache.Messages[blocks]
 	toolCache reqcache.Tools[[]byte]
-	bufs      reqcache.Buffers
+	prefix    reqcache.Prefix
 }
 
 type config struct {

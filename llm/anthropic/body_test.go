@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/llmtest"
 )
 
 // history is a multi-turn conversation with text, parallel tool calls,
@@ -151,4 +152,22 @@ func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
 	}
 	defer b.Release()
 	return bytes.Clone(b.Bytes()), nil
+}
+
+// A body built on the previous one (the conversation grown, edited,
+// truncated, compacted, interleaved with another) is exactly the body a
+// provider that never saw the earlier requests builds, with and without
+// the prompt cache's markers.
+func TestResumedBodyIsTheFreshBody(t *testing.T) {
+	for seed := range uint64(4) {
+		cache := seed%2 == 0
+		p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(cache))
+		llmtest.CheckResumedBodies(t, seed, 400, func(req llm.Request) (llmtest.Body, error) {
+			req.Tools = testTools
+			return p.body(req)
+		}, func(req llm.Request) ([]byte, error) {
+			req.Tools = testTools
+			return bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(cache)), req)
+		})
+	}
 }

@@ -75,7 +75,7 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}}`
 // block are cache breakpoints (3 of the 4 the API allows), so that each
 // turn reads the previous turn's prefix from the prompt cache.
 func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
-	msgs, i, err := p.msgCache.Encode(req.Messages, encodeBlocks)
+	msgs, ids, i, err := p.msgCache.EncodeIDs(req.Messages, encodeBlocks, p.prefix.IDs())
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
@@ -98,21 +98,37 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	for _, t := range tools {
 		size += len(t) + len(cacheControl)
 	}
-	body := p.bufs.Get(size)
-	b := body.Bytes()
-	b = append(b, `{"stream":true,"model":`...)
-	b = reqcache.AppendString(b, req.Model)
-	b = append(b, `,"max_tokens":`...)
-	b = strconv.AppendInt(b, int64(maxTokens), 10)
-	if req.System != "" {
-		b = append(b, `,"system":[{"type":"text","text":`...)
-		b = reqcache.AppendString(b, req.System)
-		if p.cache {
-			b = append(b, cacheControl[:len(cacheControl)-1]...)
+	last := -1 // the last message with blocks
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if len(msgs[i].list) > 0 {
+			last = i
+			break
 		}
-		b = append(b, `}]`...)
 	}
-	b = appendMessages(b, msgs, p.cache)
+	// The header: everything before the conversation's first block.
+	head := make([]byte, 0, 96+len(req.Model)+2*len(req.System))
+	head = append(head, `{"stream":true,"model":`...)
+	head = reqcache.AppendString(head, req.Model)
+	head = append(head, `,"max_tokens":`...)
+	head = strconv.AppendInt(head, int64(maxTokens), 10)
+	if req.System != "" {
+		head = append(head, `,"system":[{"type":"text","text":`...)
+		head = reqcache.AppendString(head, req.System)
+		if p.cache {
+			head = append(head, cacheControl[:len(cacheControl)-1]...)
+		}
+		head = append(head, `}]`...)
+	}
+	if last >= 0 {
+		// Without any block there is no "messages", as the SDK did.
+		head = append(head, `,"messages":[`...)
+	}
+	// A resumed body ends before the last message with blocks: that
+	// message's last block carries the cache marker.
+	build, b, at := p.prefix.Start(head, ids, max(last, 0), 0, size)
+	if last >= 0 {
+		b = appendMessages(b, build, msgs, at, last, p.cache)
+	}
 	if len(tools) > 0 {
 		b = append(b, `,"tools":[`...)
 		for i, t := range tools {
@@ -127,53 +143,60 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		}
 		b = append(b, ']')
 	}
-	body.Set(append(b, '}'))
-	return body, nil
+	return build.Finish(append(b, '}')), nil
 }
 
-// appendMessages appends "messages", merging consecutive blocks of one
-// role into one message and marking the very last block when mark is set.
-// Without any block it appends nothing, as the SDK did.
-func appendMessages(b []byte, msgs []blocks, mark bool) []byte {
-	last := -1 // the last message with blocks
-	for i, m := range msgs {
+// Framing states of appendMessages at a Mark.
+const (
+	stateOpen uint8 = 1 << iota // a message is open: its content list goes on
+	stateUser                   // the open message is the user's
+)
+
+// appendMessages appends the messages from at.N on (their framing state at
+// at.State) and closes "messages", merging consecutive blocks of one role
+// into one message and, when mark is set, marking the very last block
+// (that of msgs[last]). It marks a resumable point after every message
+// before last.
+func appendMessages(b []byte, build *reqcache.Build, msgs []blocks, at reqcache.Mark, last int, mark bool) []byte {
+	open, user := at.State&stateOpen != 0, at.State&stateUser != 0
+	for i := at.N; i < len(msgs); i++ {
+		m := msgs[i]
 		if len(m.list) > 0 {
-			last = i
-		}
-	}
-	if last < 0 {
-		return b
-	}
-	b = append(b, `,"messages":[`...)
-	open, user := false, false
-	for i, m := range msgs {
-		if len(m.list) == 0 {
-			continue
-		}
-		switch {
-		case open && m.user == user:
-			b = append(b, ',')
-		case open:
-			b = append(b, `]},`...)
-			open = false
-		}
-		if !open {
-			role := "assistant"
-			if m.user {
-				role = "user"
-			}
-			b = append(b, `{"role":"`+role+`","content":[`...)
-			open, user = true, m.user
-		}
-		for j, blk := range m.list {
-			if j > 0 {
+			switch {
+			case open && m.user == user:
 				b = append(b, ',')
+			case open:
+				b = append(b, `]},`...)
+				open = false
 			}
-			if mark && i == last && j == len(m.list)-1 {
-				b = appendMarked(b, blk)
-			} else {
-				b = append(b, blk...)
+			if !open {
+				role := "assistant"
+				if m.user {
+					role = "user"
+				}
+				b = append(b, `{"role":"`+role+`","content":[`...)
+				open, user = true, m.user
 			}
+			for j, blk := range m.list {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				if mark && i == last && j == len(m.list)-1 {
+					b = appendMarked(b, blk)
+				} else {
+					b = append(b, blk...)
+				}
+			}
+		}
+		if i < last {
+			var state uint8
+			if open {
+				state |= stateOpen
+			}
+			if user {
+				state |= stateUser
+			}
+			build.Mark(i+1, b, state)
 		}
 	}
 	if open {

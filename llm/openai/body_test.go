@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/llm/internal/llmtest"
 )
 
 // history is a multi-turn conversation with text, parallel tool calls,
@@ -189,4 +190,54 @@ func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
 	}
 	defer b.Release()
 	return bytes.Clone(b.Bytes()), nil
+}
+
+// A body built on the previous one (the conversation grown, edited,
+// truncated, compacted, interleaved with another) is exactly the body a
+// provider that never saw the earlier requests builds.
+func TestResumedBodyIsTheFreshBody(t *testing.T) {
+	for seed := range uint64(4) {
+		p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
+		llmtest.CheckResumedBodies(t, seed, 400, func(req llm.Request) (llmtest.Body, error) {
+			req.Tools = benchTools
+			return p.body(req)
+		}, func(req llm.Request) ([]byte, error) {
+			req.Tools = benchTools
+			return bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1")), req)
+		})
+	}
+}
+
+// Sub-agents share their parent's provider: conversations built at once
+// from several goroutines each get their own bodies, never a piece of
+// another's.
+func TestResumedBodiesFromManyGoroutines(t *testing.T) {
+	p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
+	errs := make(chan error, 4)
+	for g := range uint64(4) {
+		go func() {
+			for req := range llmtest.Histories(100+g, 150) {
+				want, err := bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1")), req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				got, err := bodyBytes(p, req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(got, want) {
+					errs <- fmt.Errorf("goroutine %d: body differs from a fresh provider's", g)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -32,7 +32,7 @@ type Provider struct {
 	client    sdk.ChatCompletionService
 	msgCache  reqcache.Messages[encoded]
 	toolCache reqcache.Tools[[]byte]
-	bufs      reqcache.Buffers
+	prefix    reqcache.Prefix
 }
 
 type config struct {

@@ -70,7 +70,7 @@ var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // results as "tool" messages linked by tool_call_id, and usage reporting
 // switched on.
 func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
-	msgs, i, err := p.msgCache.Encode(req.Messages, encodeMessage)
+	msgs, ids, i, err := p.msgCache.EncodeIDs(req.Messages, encodeMessage, p.prefix.IDs())
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
@@ -86,20 +86,22 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	for _, t := range tools {
 		size += len(t) + 1
 	}
-	body := p.bufs.Get(size)
-	b := body.Bytes()
-	b = append(b, `{"stream":true,"model":`...)
-	b = reqcache.AppendString(b, req.Model)
-	b = append(b, `,"messages":[`...)
-	sep := false
+	// The header: everything before the conversation's first message.
+	head := append(make([]byte, 0, 64+len(req.Model)+2*len(req.System)), `{"stream":true,"model":`...)
+	head = reqcache.AppendString(head, req.Model)
+	head = append(head, `,"messages":[`...)
+	var state0 uint8 // 1: a message was written, the next one needs a comma
 	if req.System != "" {
-		b = append(b, `{"role":"system","content":`...)
-		b = reqcache.AppendString(b, req.System)
-		b = append(b, '}')
-		sep = true
+		head = append(head, `{"role":"system","content":`...)
+		head = reqcache.AppendString(head, req.System)
+		head = append(head, '}')
+		state0 = 1
 	}
+	build, b, at := p.prefix.Start(head, ids, len(msgs), state0, size)
+	sep := at.State == 1
 	var pending [][]byte // images of tool results, sent after the tool messages
-	for i, m := range msgs {
+	for i := at.N; i < len(msgs); i++ {
+		m := msgs[i]
 		if sep {
 			b = append(b, ',')
 		}
@@ -107,7 +109,13 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		if m.after != nil {
 			pending = append(pending, m.after)
 		}
-		if len(pending) > 0 && (i+1 == len(msgs) || req.Messages[i+1].Role != llm.RoleTool) {
+		if len(pending) == 0 {
+			// The body so far depends on no later message: a later
+			// request with these messages may resume here.
+			build.Mark(i+1, b, 1)
+			continue
+		}
+		if i+1 == len(msgs) || req.Messages[i+1].Role != llm.RoleTool {
 			for _, p := range pending {
 				b = append(append(b, ','), p...)
 			}
@@ -140,8 +148,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		}
 		b = strconv.AppendInt(b, int64(maxTokens), 10)
 	}
-	body.Set(append(b, '}'))
-	return body, nil
+	return build.Finish(append(b, '}')), nil
 }
 
 func encodeMessage(m llm.Message) (encoded, error) {

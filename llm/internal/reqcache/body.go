@@ -28,8 +28,11 @@ const keepBodies = 2
 type Body struct {
 	buf  []byte
 	refs atomic.Int32
-	from *Buffers
+	from owner
 }
+
+// owner takes a body back once nobody holds it.
+type owner interface{ put(*Body) }
 
 // Get returns an empty Body with room for size bytes.
 func (b *Buffers) Get(size int) *Body {

@@ -43,6 +43,8 @@ type Messages[V any] struct {
 	last []*entry[V]
 	// spare holds slices given back by Recycle for the next Encode.
 	spare [][]V
+	// ids numbers entries as they are made; an id is never given twice.
+	ids uint64
 }
 
 // keepSpare bounds Messages.spare: one slice per call in flight at once.
@@ -60,6 +62,7 @@ type entry[V any] struct {
 	images []imageSum
 	v      V
 	used   uint64
+	id     uint64 // this encoding's number in its cache
 }
 
 // imageSum stands for an image's bytes: keeping a copy of every image
@@ -89,6 +92,16 @@ func sumImages(imgs []llm.Image) []imageSum {
 // returned with the index of the message that caused it. The caller may
 // give the returned slice back with Recycle once it is done with it.
 func (c *Messages[V]) Encode(msgs []llm.Message, encode func(llm.Message) (V, error)) ([]V, int, error) {
+	out, _, i, err := c.EncodeIDs(msgs, encode, nil)
+	return out, i, err
+}
+
+// EncodeIDs is Encode that also returns each encoding's id, appended to
+// ids[:0]. Two calls give a message the same id only if they gave it the
+// same encoding, so equal ids stand for equal bytes: a Prefix compares ids
+// to know which messages of the previous body it may keep.
+func (c *Messages[V]) EncodeIDs(msgs []llm.Message, encode func(llm.Message) (V, error), ids []uint64) ([]V, []uint64, int, error) {
+	ids = ids[:0]
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -108,9 +121,11 @@ func (c *Messages[V]) Encode(msgs []llm.Message, encode func(llm.Message) (V, er
 			v, err := encode(*m)
 			if err != nil {
 				c.last = last[:min(i, len(last))]
-				return nil, i, err
+				return nil, ids, i, err
 			}
+			c.ids++
 			e = newEntry(m, v, c.calls)
+			e.id = c.ids
 			c.entries[keyOf(m)] = e
 		}
 		// Rewriting last in place is safe: position i is never read again
@@ -122,11 +137,12 @@ func (c *Messages[V]) Encode(msgs []llm.Message, encode func(llm.Message) (V, er
 		}
 		e.used = c.calls
 		out[i] = e.v
+		ids = append(ids, e.id)
 	}
 	clear(last[len(msgs):])
 	c.last = last[:len(msgs)]
 	c.sweep(len(msgs))
-	return out, 0, nil
+	return out, ids, 0, nil
 }
 
 // spareFor returns a slice of n values, reusing a recycled one when it is

@@ -1,0 +1,186 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// Histories yields a sequence of n requests the way agents make them, and
+// the ways they stop doing so: a conversation that grows by a turn, a
+// message changed in place (text replaced, a tool call's input bytes
+// rewritten), messages dropped from the end, the history replaced by a
+// summary and its tail (compaction), a second conversation interleaved with
+// the first, a new system prompt, model or token limit. Tool results carry
+// images now and then, and some messages are empty. The same seed gives the
+// same sequence. Each request shares its messages' bytes with the later
+// ones, as an engine's history does, so a change in place reaches the
+// caller only after it has used the earlier request.
+func Histories(seed uint64, n int) iter.Seq[llm.Request] {
+	return func(yield func(llm.Request) bool) {
+		histories(seed, n, yield)
+	}
+}
+
+func histories(seed uint64, n int, yield func(llm.Request) bool) {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	convs := [2]llm.Request{
+		{Model: "model-a", System: "You are a careful agent.", MaxTokens: 1024},
+		{Model: "model-b", System: "", MaxTokens: 0},
+	}
+	call := 0
+	turn := func(c *llm.Request) {
+		switch r.IntN(5) {
+		case 0:
+			text := fmt.Sprintf("user says %d <&> \"quoted\"", r.IntN(1000))
+			if r.IntN(6) == 0 {
+				text = ""
+			}
+			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleUser, Content: text})
+		case 1:
+			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("thinking %d", r.IntN(100))})
+		default:
+			k := 1 + r.IntN(3)
+			var calls []llm.ToolCall
+			for range k {
+				call++
+				calls = append(calls, llm.ToolCall{ID: fmt.Sprintf("call_%d", call), Name: "read_file",
+					Input: json.RawMessage(fmt.Sprintf(`{"path":"f%d.go"}`, call))})
+			}
+			text := ""
+			if r.IntN(2) == 0 {
+				text = "Calling tools."
+			}
+			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls})
+			for _, tc := range calls {
+				m := llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: "package main " + tc.ID}
+				if r.IntN(5) == 0 {
+					m.Images = []llm.Image{{MediaType: "image/png", Data: []byte("\x89PNG " + tc.ID)}}
+				}
+				if r.IntN(8) == 0 {
+					m.IsError = true
+				}
+				c.Messages = append(c.Messages, m)
+			}
+		}
+	}
+	cur := 0
+	for made := 0; made < n; {
+		c := &convs[cur]
+		switch op := r.IntN(20); {
+		case op < 12 || len(c.Messages) < 4:
+			turn(c)
+		case op == 12:
+			// A message's text replaced.
+			i := r.IntN(len(c.Messages))
+			c.Messages[i].Content += " (edited)"
+		case op == 13:
+			// A tool call's input rewritten in place: same slice, new bytes.
+			for i := range c.Messages {
+				if m := &c.Messages[i]; len(m.ToolCalls) > 0 && len(m.ToolCalls[0].Input) > 2 && r.IntN(3) == 0 {
+					m.ToolCalls[0].Input[2] ^= 1
+					break
+				}
+			}
+		case op == 14:
+			c.Messages = c.Messages[:len(c.Messages)-1-r.IntN(min(3, len(c.Messages)-1))]
+		case op == 15:
+			// Compaction: a summary stands in for the first messages.
+			keep := c.Messages[len(c.Messages)/2:]
+			c.Messages = append([]llm.Message{{Role: llm.RoleUser, Content: "Summary of the conversation so far."}}, keep...)
+		case op == 16:
+			c.System = fmt.Sprintf("system prompt %d", r.IntN(3))
+		case op == 17:
+			c.Model = fmt.Sprintf("model-%d", r.IntN(3))
+			c.MaxTokens = r.IntN(3) * 512
+		case op == 18:
+			// An image's bytes changed in place.
+			for i := range c.Messages {
+				if m := &c.Messages[i]; len(m.Images) > 0 && r.IntN(2) == 0 {
+					m.Images[0].Data[1] ^= 1
+					break
+				}
+			}
+		default:
+			cur = 1 - cur
+			continue
+		}
+		req := *c
+		req.Messages = append([]llm.Message(nil), c.Messages...)
+		made++
+		if !yield(req) {
+			return
+		}
+	}
+}
+
+// Body is a request body as a provider builds it.
+type Body interface {
+	Bytes() []byte
+	Release()
+}
+
+// CheckResumedBodies builds the body of every request Histories(seed, n)
+// yields with build, a provider that keeps its state between calls, and
+// checks each is byte for byte the body fresh builds with a provider that
+// never saw an earlier request. Now and then a body is held past the next
+// call, as a transport still sending it would. It fails t unless at least
+// a quarter of the bodies were built in the previous one's buffer, so that
+// reuse is what was tested.
+func CheckResumedBodies(t testing.TB, seed uint64, n int, build func(llm.Request) (Body, error), fresh func(llm.Request) ([]byte, error)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	type holding struct {
+		b    Body
+		want []byte
+	}
+	var held []holding
+	release := func(h holding) {
+		if !bytes.Equal(h.b.Bytes(), h.want) {
+			t.Fatalf("a body changed while held: a later call reused it")
+		}
+		h.b.Release()
+	}
+	var prev *byte
+	reused, i := 0, 0
+	for req := range Histories(seed, n) {
+		want, err := fresh(req)
+		if err != nil {
+			t.Fatalf("request %d: fresh body: %v", i, err)
+		}
+		b, err := build(req)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if got := b.Bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("request %d (%d messages): body differs from a fresh provider's\n got: %s\nwant: %s", i, len(req.Messages), got, want)
+		}
+		if p := unsafe.SliceData(b.Bytes()); p == prev {
+			reused++
+		} else {
+			prev = p
+		}
+		if r.IntN(6) == 0 {
+			held = append(held, holding{b, want})
+		} else {
+			b.Release()
+		}
+		if len(held) > 0 && r.IntN(3) == 0 {
+			release(held[0])
+			held = held[1:]
+		}
+		i++
+	}
+	for _, h := range held {
+		release(h)
+	}
+	if reused < n/4 {
+		t.Fatalf("only %d of %d bodies reused the previous body's buffer", reused, n)
+	}
+}
