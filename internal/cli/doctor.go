@@ -150,7 +150,13 @@ func checkGo(ctx context.Context, _ *doctorRun) (string, string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "version").Output()
+	// Not in the workdir: a repository's go.mod may name another toolchain
+	// (the go command would fetch and run it), and doctor reports the one
+	// on this machine, which is what builds harness9.
+	cmd := exec.CommandContext(ctx, path, "version")
+	cmd.Dir = os.TempDir()
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+	out, err := cmd.Output()
 	if err != nil {
 		return checkWarn, fmt.Sprintf("%s does not run: %v", path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -305,4 +306,33 @@ func TestDoctor(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "move it aside") {
 		t.Fatalf("doctor with a damaged database: exit %d\n%s", r.code, r.stdout)
 	}
+}
+
+// doctor started in a repository whose go.mod asks for another toolchain
+// reports this machine's Go and neither fetches nor runs that toolchain.
+func TestDoctorGoCheckIgnoresTheRepositorysToolchain(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not in PATH")
+	}
+	h := newHarness(t)
+	gomod := "module hostile\n\ngo 1.99\n\ntoolchain go1.99.0\n"
+	if err := os.WriteFile(filepath.Join(h.workdir, "go.mod"), []byte(gomod), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(h.binary(), "doctor", "--json", "--offline", "-m", h.script(`{"turns": [{"text": "ok"}]}`))
+	cmd.Dir, cmd.Env = h.workdir, append(h.env, "GOTOOLCHAIN=auto", "GOPROXY=off")
+	out, _ := cmd.Output()
+	var checks []struct{ Name, Status, Detail string }
+	if err := json.Unmarshal(out, &checks); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	for _, c := range checks {
+		if c.Name == "go" {
+			if c.Status != "ok" || !strings.HasPrefix(c.Detail, runtime.Version()) {
+				t.Fatalf("go check = %s %q, want ok and %s: the repository's toolchain line was obeyed", c.Status, c.Detail, runtime.Version())
+			}
+			return
+		}
+	}
+	t.Fatalf("no go check in %s", out)
 }
