@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"mime"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -259,9 +261,10 @@ func (s *server) transportFor(cfg ServerConfig, o options) (mcp.Transport, conte
 	s.transport = kind
 	switch kind {
 	case TransportHTTP:
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers), MaxRetries: 2}, nil, nil
+		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers),
+			MaxRetries: 2, MaxEventSize: maxMessage}, nil, nil
 	case TransportSSE:
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers)}, nil, nil
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient(cfg.Headers), MaxEventSize: maxMessage}, nil, nil
 	}
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
@@ -436,11 +439,59 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(r)
 }
 
+// maxMessage bounds one message from an HTTP server, as the SDK bounds a
+// stdio server's line: an event of a stream, or a whole plain response.
+const maxMessage = mcp.DefaultMaxEventSize
+
 func httpClient(headers map[string]string) *http.Client {
-	if len(headers) == 0 {
-		return &http.Client{}
+	var base http.RoundTripper = http.DefaultTransport
+	if len(headers) > 0 {
+		base = headerTransport{headers: headers, base: base}
 	}
-	return &http.Client{Transport: headerTransport{headers: headers, base: http.DefaultTransport}}
+	return &http.Client{Transport: cappedTransport{base: base, max: maxMessage}}
+}
+
+// cappedTransport fails the reading of a plain (not event-stream) response
+// past max bytes. The SDK reads such a response whole, so a server
+// answering with gigabytes would otherwise take that much memory; event
+// streams live long and are bounded per event by the transports instead.
+type cappedTransport struct {
+	base http.RoundTripper
+	max  int64
+}
+
+func (c cappedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := c.base.RoundTrip(r)
+	if err != nil || res.Body == nil {
+		return res, err
+	}
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
+		res.Body = &cappedBody{ReadCloser: res.Body, left: c.max, url: r.URL.Redacted()}
+	}
+	return res, nil
+}
+
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+	url  string
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// At the cap: a body that ends here is fine.
+		var one [1]byte
+		if n, err := b.ReadCloser.Read(one[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("the MCP server at %s answered with more than %d MiB in one response", b.url, maxMessage>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // tailBuffer keeps the last max bytes written to it.
