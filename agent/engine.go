@@ -134,6 +134,9 @@ func (c *config) fill(p llm.Provider) error {
 		v := llm.SupportsVision(c.model)
 		c.vision = &v
 	}
+	if !c.requestImagesSet {
+		c.requestImages, c.requestImageBytes = DefaultRequestImages, DefaultRequestImageBytes
+	}
 	if c.workdir == "" && c.workspace != nil {
 		// The workspace names the workdir: a program gives it once.
 		c.workdir = c.workspace.Root()

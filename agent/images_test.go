@@ -101,3 +101,79 @@ func TestNoVision(t *testing.T) {
 		t.Fatalf("tool result = %+v", res)
 	}
 }
+
+// A session that keeps reading pictures sends only the newest ones: past
+// the request's image limit the oldest are left out of the request (each
+// such message says so, in the same words every turn) but stay in the
+// session.
+func TestOldestImagesLeftOutOfRequests(t *testing.T) {
+	pic := testPNG(t)
+	var turns []scripted.Turn
+	for i := range 6 {
+		turns = append(turns, scripted.Turn{Calls: scripted.Calls(scripted.Call("read_file", map[string]any{"path": "shot.png"})),
+			Match: scripted.HasImages(min(i, 3))})
+	}
+	turns = append(turns, scripted.Turn{Text: "seen them", Match: scripted.HasImages(3)})
+	h := newHarness(t, turns...)
+	if err := os.WriteFile(filepath.Join(h.dir, "shot.png"), pic, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(agent.WithVision(true), agent.WithRequestImages(3, 0))
+	if d := doneOf(drain(t, e.Run(context.Background(), "read it six times"))); d.Status != agent.RunCompleted {
+		t.Fatalf("done = %+v", d)
+	}
+	reqs := h.p.Requests()
+	last := reqs[len(reqs)-1].Messages
+	var with, without []int
+	for i, m := range last {
+		if m.Role != llm.RoleTool {
+			continue
+		}
+		if len(m.Images) > 0 {
+			with = append(with, i)
+		} else if strings.Contains(m.Content, "left out of this request") {
+			without = append(without, i)
+		}
+	}
+	if len(with) != 3 || len(without) != 3 || without[2] > with[0] {
+		t.Fatalf("tool results with images at %v, left out at %v: want the 3 newest kept", with, without)
+	}
+	// The same stand-in text in the previous request, so providers reuse
+	// its encoding.
+	prev := reqs[len(reqs)-2].Messages
+	if prev[without[0]].Content != last[without[0]].Content {
+		t.Errorf("stand-in changed between requests: %q then %q", prev[without[0]].Content, last[without[0]].Content)
+	}
+	n := 0
+	for _, m := range h.messages(e.SessionID()) {
+		n += len(m.Images)
+	}
+	if n != 6 {
+		t.Fatalf("the session holds %d images, want all 6", n)
+	}
+}
+
+// The byte budget counts too: two pictures over it leave the older out.
+func TestRequestImageBytesBudget(t *testing.T) {
+	pic := testPNG(t)
+	h := newHarness(t,
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("read_file", map[string]any{"path": "shot.png"}))},
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("read_file", map[string]any{"path": "shot.png"})), Match: scripted.HasImages(1)},
+		scripted.Turn{Text: "ok", Match: scripted.HasImages(1)},
+	)
+	if err := os.WriteFile(filepath.Join(h.dir, "shot.png"), pic, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(agent.WithVision(true), agent.WithRequestImages(0, len(pic)+len(pic)/2))
+	if d := doneOf(drain(t, e.Run(context.Background(), "read it twice"))); d.Status != agent.RunCompleted {
+		t.Fatalf("done = %+v", d)
+	}
+	reqs := h.p.Requests()
+	n := 0
+	for _, m := range reqs[len(reqs)-1].Messages {
+		n += len(m.Images)
+	}
+	if n != 1 {
+		t.Fatalf("the last request carried %d images, want 1 within the byte budget", n)
+	}
+}

@@ -76,6 +76,8 @@ type turnLoop struct {
 	stopActive bool
 	// shape: how much of the history earlier calls found well formed.
 	shape shapeMemo
+	// images: the oldest images left out of requests that would carry too many.
+	images imageBudget
 }
 
 // loop is the run loop. It is shared by Run and by every round of
@@ -155,7 +157,8 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 		}
 	}
 	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining,
-		model: model, system: system}
+		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
+		model:  model, system: system}
 }
 
 // leave settles the status of a loop that ended without submitting a plan
@@ -188,7 +191,7 @@ func (l *turnLoop) request() llm.Request {
 	return llm.Request{
 		Model:    l.model,
 		System:   l.system,
-		Messages: l.shape.requestHistory(l.e.st.Effective()),
+		Messages: l.images.request(l.shape.requestHistory(l.e.st.Effective())),
 		Tools:    l.defs,
 	}
 }

@@ -55,13 +55,18 @@ type config struct {
 	noCheckpoints  bool
 	systemFunc     func() string
 	vision         *bool
-	subagents      []subagent.Definition
-	subParallel    int
-	subDepth       int
-	subTurns       int
-	depth          int    // 0 for a top-level engine, 1 for its sub-agents ...
-	parentID       string // a sub-agent's parent session
-	childTitle     string // a sub-agent's session title (the task's description)
+	// requestImages and requestImageBytes bound the images of one model
+	// request (WithRequestImages).
+	requestImages     int
+	requestImageBytes int
+	requestImagesSet  bool
+	subagents         []subagent.Definition
+	subParallel       int
+	subDepth          int
+	subTurns          int
+	depth             int    // 0 for a top-level engine, 1 for its sub-agents ...
+	parentID          string // a sub-agent's parent session
+	childTitle        string // a sub-agent's session title (the task's description)
 }
 
 // ResultHook may amend a successful tool result before the model sees it and
@@ -94,6 +99,15 @@ func WithModel(name string) Option { return func(c *config) { c.model = name } }
 // ErrNoVision before any model call, and images in tool results are
 // replaced by a note saying the model cannot see them.
 func WithVision(on bool) Option { return func(c *config) { c.vision = &on } }
+
+// WithRequestImages bounds the images one model request carries: past n
+// images or maxBytes of them, the oldest are left out of the request (not
+// out of the session), each message that lost its images saying so. The
+// defaults are DefaultRequestImages and DefaultRequestImageBytes; a limit
+// of 0 or less is no limit.
+func WithRequestImages(n, maxBytes int) Option {
+	return func(c *config) { c.requestImages, c.requestImageBytes = n, maxBytes; c.requestImagesSet = true }
+}
 
 // WithModelLabel sets the "provider/model" label stored with the session.
 // It defaults to "<provider name>/<model>".
