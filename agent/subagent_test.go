@@ -262,3 +262,39 @@ func TestSubagentCancelledWithParent(t *testing.T) {
 func writeFile(dir, rel, content string) error {
 	return os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644)
 }
+
+// What a general sub-agent changes is in its parent's undo: the parent's
+// turn lists the child's files, and rewinding it removes the file the
+// child made and restores the one it overwrote.
+func TestGeneralSubagentChangesAreUndoable(t *testing.T) {
+	h := newHarness(t)
+	if err := os.WriteFile(filepath.Join(h.dir, "old.txt"), []byte("before"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	parent := scripted.New(
+		scripted.Turn{Calls: []llm.ToolCall{taskCall("t1", "general", "TASK-W write them")}},
+		scripted.Turn{Text: "ok", Match: scripted.LastToolResultContains("wrote them")},
+	)
+	kid := scripted.New(
+		scripted.Turn{Calls: []llm.ToolCall{write("new.txt", "made by the child"), write("old.txt", "after")}},
+		scripted.Turn{Text: "wrote them"},
+	)
+	eng := h.subEngine(&router{parent: parent, kids: map[string]*scripted.Provider{"TASK-W": kid}})
+	wantDone(t, drain(t, eng.Run(context.Background(), "go")), agent.RunCompleted)
+	if got, _ := h.file("old.txt"); got != "after" {
+		t.Fatalf("old.txt = %q before the undo", got)
+	}
+	turn, err := eng.LastTurn(context.Background())
+	if err != nil || turn == 0 {
+		t.Fatalf("the parent has no changing turn to undo (turn %d, %v)", turn, err)
+	}
+	if _, err := eng.Rewind(context.Background(), turn, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.file("old.txt"); got != "before" {
+		t.Errorf("old.txt = %q after the undo, want %q", got, "before")
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("new.txt survived the undo: %v", err)
+	}
+}

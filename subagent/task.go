@@ -89,6 +89,29 @@ type taskTool struct {
 // its own context, and a child's own tool calls go through its own gates.
 func (t *taskTool) ConcurrencySafe() bool { return true }
 
+// ChangedFiles implements tool.FileChanger: a sub-agent that may change
+// files may change any of them, as a shell command may, so the parent
+// checkpoints the whole tree around the call and its undo covers what the
+// child did. A read-only sub-agent changes nothing.
+func (t *taskTool) ChangedFiles(input json.RawMessage) ([]string, bool) {
+	var in Input
+	if json.Unmarshal(input, &in) != nil {
+		return nil, false // refused before anything runs
+	}
+	_, i := t.lookup(in)
+	return nil, i >= 0 && !t.defs[i].ReadOnly
+}
+
+// lookup returns the name of the definition in asks for (explore when
+// none) and its index in t.defs, or -1.
+func (t *taskTool) lookup(in Input) (string, int) {
+	name := strings.TrimSpace(in.Agent)
+	if name == "" {
+		name = Explore
+	}
+	return name, slices.IndexFunc(t.defs, func(d Definition) bool { return d.Name == name })
+}
+
 func (t *taskTool) description() string {
 	var b strings.Builder
 	b.WriteString("Delegate a self-contained task to a sub-agent with its own context. It returns the sub-agent's " +
@@ -104,11 +127,7 @@ func (t *taskTool) description() string {
 // Execute runs one task.
 func (t *taskTool) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
 	return tool.Run(ctx, ToolName, input, func(ctx context.Context, in Input) (tool.Result, error) {
-		name := strings.TrimSpace(in.Agent)
-		if name == "" {
-			name = Explore
-		}
-		i := slices.IndexFunc(t.defs, func(d Definition) bool { return d.Name == name })
+		name, i := t.lookup(in)
 		if i < 0 {
 			return tool.Errorf("unknown sub-agent %q; known: %s", name, strings.Join(t.names(), ", ")), nil
 		}
