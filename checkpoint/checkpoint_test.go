@@ -256,3 +256,33 @@ func TestWarmCacheKeepsTheStateBeforeTheCall(t *testing.T) {
 		}
 	}
 }
+
+// Two whole-tree calls running at once (parallel sub-agents) that both
+// change a file: whichever finishes first, undo puts back the file as it
+// was before either ran, not as the first one left it.
+func TestOverlappingTreeCallsKeepTheOldestPriorState(t *testing.T) {
+	f := setup(t)
+	f.write(t, "f.txt", "original", 0o644)
+	f.rec.Begin(f.id, "two sub-agents")
+	a := f.rec.Before(context.Background(), nil, true)
+	f.write(t, "f.txt", "edited by A", 0o644)
+	b := f.rec.Before(context.Background(), nil, true) // starts after A's edit
+	f.write(t, "f.txt", "edited by B", 0o644)
+	f.write(t, "b.txt", "made by B", 0o644)
+	b.After(context.Background())
+	a.After(context.Background())
+	f.rewind(t, 1, nil)
+	if got := mustRead(t, filepath.Join(f.dir, "f.txt")); string(got) != "original" {
+		t.Errorf("f.txt = %q after the undo, want %q", got, "original")
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("b.txt survived the undo: %v", err)
+	}
+	// Both calls are over: the next call takes a snapshot of its own.
+	f.rec.Begin(f.id, "next")
+	f.change(t, nil, true, func() { f.write(t, "f.txt", "later", 0o644) })
+	f.rewind(t, 2, nil)
+	if got := mustRead(t, filepath.Join(f.dir, "f.txt")); string(got) != "original" {
+		t.Errorf("f.txt = %q after undoing the later call, want %q", got, "original")
+	}
+}

@@ -32,6 +32,12 @@ type Recorder struct {
 	cache     map[string]cached
 	warned    bool          // the "tree too big" note was logged
 	warming   chan struct{} // closed when Warm's fill ends; nil before Warm
+	// shared is the tree before the oldest whole-tree call still running,
+	// used by every whole-tree call that starts while it runs (sub-agents
+	// run at once): a later snapshot would hold an earlier call's edits as
+	// the files' prior state. sharedBy counts the calls using it.
+	shared   *snapshot
+	sharedBy int
 }
 
 // Option configures New.
@@ -113,7 +119,7 @@ func (r *Recorder) Before(ctx context.Context, paths []string, tree bool) *Chang
 		}
 	}
 	if tree {
-		snap, err := r.snapshot()
+		snap, err := r.treeBefore()
 		if err != nil {
 			r.mu.Lock()
 			warned := r.warned
@@ -141,6 +147,7 @@ func (c *Change) After(ctx context.Context) {
 	if c.before == nil {
 		return
 	}
+	defer r.treeDone()
 	after, err := r.walk()
 	if err != nil {
 		r.log.Warn("checkpoint: could not compare the tree after a command", "err", err)
@@ -155,6 +162,42 @@ func (c *Change) After(ctx context.Context) {
 		if err := r.keepAfter(ctx, rel); err != nil {
 			r.log.Warn("checkpoint: could not record a file a command changed", "path", rel, "err", err)
 		}
+	}
+}
+
+// treeBefore returns the tree before a whole-tree call: a new snapshot, or
+// the one of a whole-tree call still running. Each success is matched by a
+// treeDone when the call's After ends.
+func (r *Recorder) treeBefore() (*snapshot, error) {
+	r.mu.Lock()
+	if r.shared != nil {
+		r.sharedBy++
+		snap := r.shared
+		r.mu.Unlock()
+		return snap, nil
+	}
+	r.mu.Unlock()
+	snap, err := r.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shared != nil {
+		// Another call's snapshot was taken meanwhile; both are from
+		// before either call ran, and one is kept.
+		r.sharedBy++
+		return r.shared, nil
+	}
+	r.shared, r.sharedBy = snap, 1
+	return snap, nil
+}
+
+func (r *Recorder) treeDone() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sharedBy--; r.sharedBy == 0 {
+		r.shared = nil
 	}
 }
 
