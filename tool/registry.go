@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/harness9/harness9/llm"
 )
 
@@ -38,7 +36,7 @@ type Registry struct {
 	mu           sync.RWMutex
 	tools        []Tool
 	byName       map[string]Tool
-	schemas      map[string]*jsonschema.Resolved // resolved once per registration; nil: not validated
+	schemas      map[string]*lazySchema // resolved at a tool's first call
 	timeout      time.Duration
 	maxOutput    int
 	abandonGrace time.Duration
@@ -77,7 +75,7 @@ func WithAbandonGrace(d time.Duration) RegistryOption {
 
 // NewRegistry returns an empty registry.
 func NewRegistry(opts ...RegistryOption) *Registry {
-	r := &Registry{byName: map[string]Tool{}, schemas: map[string]*jsonschema.Resolved{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput, abandonGrace: DefaultAbandonGrace}
+	r := &Registry{byName: map[string]Tool{}, schemas: map[string]*lazySchema{}, timeout: DefaultTimeout, maxOutput: DefaultMaxOutput, abandonGrace: DefaultAbandonGrace}
 	for _, o := range opts {
 		o(r)
 	}
@@ -103,7 +101,7 @@ func (r *Registry) Register(ts ...Tool) error {
 	for _, t := range ts {
 		r.tools = append(r.tools, t)
 		r.byName[t.Name()] = t
-		r.schemas[t.Name()] = resolveSchema(t)
+		r.schemas[t.Name()] = &lazySchema{tool: t}
 	}
 	return nil
 }
@@ -156,9 +154,9 @@ func (r *Registry) Execute(ctx context.Context, g Gate, call llm.ToolCall) Resul
 		return Errorf("%s: arguments are not valid JSON; send one JSON object matching the tool's schema", call.Name)
 	}
 	r.mu.RLock()
-	schema := r.schemas[call.Name]
+	lazy := r.schemas[call.Name]
 	r.mu.RUnlock()
-	if schema != nil {
+	if schema := lazy.get(); schema != nil {
 		if err := validateInput(call.Name, schema, call.Input); err != nil {
 			return Errorf("%v", err)
 		}

@@ -11,6 +11,26 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// lazySchema is a tool's resolved schema, made at its first call: most
+// tools of a run are never called, and resolving every schema when an
+// engine starts (patterns compiled, references followed) cost a headless
+// run several milliseconds before its first request.
+type lazySchema struct {
+	once     sync.Once
+	tool     Tool
+	resolved *jsonschema.Resolved
+}
+
+// get returns the resolved schema, nil when the tool's schema is not
+// validated (or l is nil).
+func (l *lazySchema) get() *jsonschema.Resolved {
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() { l.resolved = resolveSchema(l.tool) })
+	return l.resolved
+}
+
 // resolveSchema prepares t's input schema for validation, once, when t is
 // registered. A schema jsonschema-go cannot resolve (a remote $ref in an MCP
 // server's schema, say) yields nil: such a tool's input goes unvalidated to
