@@ -34,7 +34,14 @@ func (e *Engine) usageUpdate(u llm.Usage) UsageUpdate {
 // the compactor's threshold.
 func (l *turnLoop) maybeCompact(ctx context.Context) error {
 	c := l.e.cfg.compactor
-	if c == nil || !c.Needed(l.e.st.ContextTokens(l.e.cfg.system, l.defs), l.e.window()) {
+	if c == nil {
+		return nil
+	}
+	// The byte bound first: counting tokens loads the tokenizer, which
+	// would cost every short session tens of milliseconds for nothing.
+	window := l.e.window()
+	if !c.Needed(l.e.st.ContextTokensBound(l.e.cfg.system, l.defs), window) ||
+		!c.Needed(l.e.st.ContextTokens(l.e.cfg.system, l.defs), window) {
 		return nil
 	}
 	err := l.e.compactNow(ctx, l.s)

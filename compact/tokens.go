@@ -212,3 +212,27 @@ func (e *estimator) measure(s string) (int, bool) {
 	}
 	return int(float64(n) * float64(len(s)) / float64(cut)), true
 }
+
+// TokenBound is an upper bound of EstimateTokens, computed from byte
+// lengths alone: a BPE token covers at least one byte, and the estimate
+// never prices a byte above one token. It costs no tokenizer (whose
+// vocabulary takes tens of milliseconds and megabytes to load), so a
+// caller asking "could this pass a threshold?" asks it first and counts
+// exactly only when the bound says it could.
+func TokenBound(system string, msgs []llm.Message, tools []llm.ToolDef) int {
+	n := len(system)
+	for i := range msgs {
+		m := &msgs[i]
+		n += perMessage + len(m.Content) + len(m.Reasoning) + ImageTokens*len(m.Images)
+		for j := range m.ToolCalls {
+			n += perToolCall + len(m.ToolCalls[j].Name) + len(m.ToolCalls[j].Input)
+		}
+		if m.Role == llm.RoleTool {
+			n += len(m.Name) + 2
+		}
+	}
+	for i := range tools {
+		n += perToolDef + len(tools[i].Name) + len(tools[i].Description) + len(tools[i].InputSchema)
+	}
+	return n
+}

@@ -140,3 +140,37 @@ func TestEstimateTokensImageIsFixed(t *testing.T) {
 		}
 	}
 }
+
+// TokenBound is never below the estimate, whatever the text: ASCII code,
+// multi-byte scripts, emoji, texts long enough to be sampled, histories past
+// the exact budget, images, tool calls and definitions. A bound below it
+// would skip a compaction the estimate calls for.
+func TestTokenBoundIsAnUpperBound(t *testing.T) {
+	texts := []string{
+		"func main() { fmt.Println(\"hello\") }",
+		strings.Repeat("日本語のテキスト、", 300),
+		strings.Repeat("🙂🚀 ", 500),
+		strings.Repeat("a", 100<<10), // sampled: longer than maxExactPiece
+		strings.Repeat("x y z 1 2 3 ", 40<<10),
+		"",
+	}
+	var msgs []llm.Message
+	for i := range 400 { // past exactBudget: some texts are priced, not counted
+		txt := texts[i%len(texts)]
+		m := llm.Message{Role: llm.RoleAssistant, Content: txt, Reasoning: texts[(i+1)%len(texts)]}
+		switch i % 3 {
+		case 1:
+			m.ToolCalls = []llm.ToolCall{{ID: "c", Name: "read_file", Input: json.RawMessage(`{"path":"` + strings.Repeat("é", i) + `"}`)}}
+		case 2:
+			m = llm.Message{Role: llm.RoleTool, Name: "bash", ToolCallID: "c", Content: txt, Images: make([]llm.Image, i%2)}
+		}
+		msgs = append(msgs, m)
+	}
+	tools := []llm.ToolDef{{Name: "bash", Description: strings.Repeat("Runs a command. ", 40), InputSchema: json.RawMessage(`{"type":"object"}`)}}
+	for n := 0; n <= len(msgs); n += 37 {
+		est, bound := EstimateTokens(texts[1], msgs[:n], tools), TokenBound(texts[1], msgs[:n], tools)
+		if bound < est {
+			t.Fatalf("%d messages: bound %d < estimate %d", n, bound, est)
+		}
+	}
+}

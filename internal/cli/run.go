@@ -145,6 +145,11 @@ func checkPromptSize(rt *wiring, prompt string) error {
 	if prompt == "" || window <= 0 {
 		return nil
 	}
+	// A token covers at least a byte: a prompt that fits in bytes fits,
+	// and the tokenizer (tens of milliseconds to load) is not needed.
+	if compact.TokenBound(rt.system, []llm.Message{{Role: llm.RoleUser, Content: prompt}}, nil) <= window {
+		return nil
+	}
 	tokens := compact.EstimateTokens("", []llm.Message{{Role: llm.RoleUser, Content: prompt}}, nil)
 	system := compact.EstimateTokens(rt.system, nil, nil)
 	if tokens+system <= window {

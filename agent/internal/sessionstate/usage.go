@@ -55,6 +55,19 @@ func (s *State) ContextTokens(system string, tools []llm.ToolDef) int {
 	return compact.EstimateTokens(system, s.effectiveLocked(), tools)
 }
 
+// ContextTokensBound is an upper bound of ContextTokens that needs no
+// tokenizer (compact.TokenBound): while it is under a threshold, so is
+// ContextTokens.
+func (s *State) ContextTokensBound(system string, tools []llm.ToolDef) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.usage
+	if m.tokens > 0 && m.covered == s.coveredLocked() && m.histLen <= len(s.history) {
+		return m.tokens + compact.TokenBound("", s.history[m.histLen:], nil)
+	}
+	return compact.TokenBound(system, s.effectiveLocked(), tools)
+}
+
 // ToCompact returns what a compaction summarises: the effective history;
 // offset is 1 when its first message is the previous summary, and covered
 // the messages that summary stands in for.
