@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 
 	"github.com/harness9/harness9/tool/web"
@@ -8,8 +9,9 @@ import (
 
 // Web search backends (`[web] search`).
 const (
-	SearchBrave = "brave"
-	SearchOff   = "off"
+	SearchBrave     = "brave"
+	SearchAnthropic = "anthropic"
+	SearchOff       = "off"
 )
 
 // EnvBraveKey is where the Brave Search API key is read from by default.
@@ -26,13 +28,19 @@ type WebConfig struct {
 	Timeout time.Duration
 	// MaxBytes caps the bytes read from one response.
 	MaxBytes int64
-	// Search is the search backend: SearchBrave or SearchOff.
+	// Search is the search backend: SearchBrave, SearchAnthropic or
+	// SearchOff.
 	Search string
 	// SearchAPIKeyEnv names the environment variable holding the search
-	// API key; web_search is offered only when it is set.
+	// API key; web_search is offered only when it is set. Unless the
+	// file sets it, it is EnvBraveKey for Brave and EnvAnthropicKey for
+	// Anthropic.
 	SearchAPIKeyEnv string
-	// SearchBaseURL overrides the search API's root URL.
+	// SearchBaseURL overrides the search API's root URL (for Anthropic,
+	// the anthropic provider's base URL is used when this is empty).
 	SearchBaseURL string
+	// SearchModel is the model that runs Anthropic's search tool.
+	SearchModel string
 }
 
 type webFile struct {
@@ -43,11 +51,12 @@ type webFile struct {
 	Search          string `toml:"search"`
 	SearchAPIKeyEnv string `toml:"search_api_key_env"`
 	SearchBaseURL   string `toml:"search_base_url"`
+	SearchModel     string `toml:"search_model"`
 }
 
 func defaultWeb() WebConfig {
 	return WebConfig{Enabled: true, Timeout: web.DefaultTimeout, MaxBytes: web.DefaultMaxBytes,
-		Search: SearchBrave, SearchAPIKeyEnv: EnvBraveKey}
+		Search: SearchBrave, SearchAPIKeyEnv: EnvBraveKey, SearchModel: web.DefaultAnthropicSearchModel}
 }
 
 func (c *Config) applyWeb(w webFile, bad func(key, format string, args ...any) error) error {
@@ -70,14 +79,23 @@ func (c *Config) applyWeb(w webFile, bad func(key, format string, args ...any) e
 	}
 	switch w.Search {
 	case "":
-	case SearchBrave, SearchOff:
+	case SearchBrave, SearchAnthropic, SearchOff:
 		c.Web.Search = w.Search
 	default:
-		return bad("web.search", "%q is not %q or %q", w.Search, SearchBrave, SearchOff)
+		return bad("web.search", "%q is not one of %q, %q or %q", w.Search, SearchBrave, SearchAnthropic, SearchOff)
 	}
-	if w.SearchAPIKeyEnv != "" {
+	switch {
+	case w.SearchAPIKeyEnv != "":
 		c.Web.SearchAPIKeyEnv = w.SearchAPIKeyEnv
+	case c.Web.Search == SearchAnthropic:
+		c.Web.SearchAPIKeyEnv = EnvAnthropicKey
 	}
 	c.Web.SearchBaseURL = w.SearchBaseURL
+	if m := strings.TrimPrefix(strings.TrimSpace(w.SearchModel), TypeAnthropic+"/"); m != "" {
+		if strings.ContainsAny(m, " \t\n") {
+			return bad("web.search_model", "%q is not a model name like %q", w.SearchModel, web.DefaultAnthropicSearchModel)
+		}
+		c.Web.SearchModel = m
+	}
 	return nil
 }
