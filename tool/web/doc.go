@@ -9,7 +9,10 @@
 // check holds across redirects and DNS rebinding. Proxies from the
 // environment are not used, cookies are never kept, credentials never sent.
 //
-// web_search asks a Searcher (Brave's Search API here) and lists results.
+// web_search asks a Searcher and lists results. Two backends are here:
+// Brave's Search API, and Anthropic's server-side web search tool run by
+// one small Messages request per search (see Anthropic), so that the tool
+// stays harness9's own whatever the session's model is.
 //
 // The package reads no environment variables and writes no files; the
 // caller configures it.

@@ -20,8 +20,9 @@ type SearchResult struct {
 	Description string
 }
 
-// Searcher is a web search backend (Brave's Search API in this package;
-// bring your own by implementing it).
+// Searcher is a web search backend (Brave and Anthropic in this package;
+// bring your own by implementing it). Its errors are shown to the model
+// as tool errors, so they must not carry secrets.
 type Searcher interface {
 	Search(ctx context.Context, query string, count int) ([]SearchResult, error)
 }
