@@ -83,11 +83,18 @@ func (o ListOptions) Matches(s Session) bool {
 	return o.IncludeChildren || s.ParentID == ""
 }
 
-// Listing is a session with its saved planning state, as ListWithState
-// returns it.
-type Listing struct {
+// Summary is a session as a listing shows it: its row, its planning status
+// and how far its todo list has come, read without decoding the rest of its
+// state (plan, compaction summary), which can be many kilobytes a session.
+type Summary struct {
 	Session Session
-	State   State
+	// Status is the saved planning status; planning.StatusIdle when no
+	// state was saved or its status is empty.
+	Status planning.Status
+	// TodosDone and TodosTotal are the done and total counts of
+	// planning.Progress over the saved todo list: done counts completed
+	// items only, total every item (cancelled ones included).
+	TodosDone, TodosTotal int
 }
 
 // Store persists sessions. Implementations must be safe for concurrent use,
@@ -99,10 +106,10 @@ type Store interface {
 	Get(ctx context.Context, id string) (Session, error)
 	// List returns sessions, most recently updated first.
 	List(ctx context.Context, opts ListOptions) ([]Session, error)
-	// ListWithState returns what List returns, each session with its saved
-	// state (a zero State with empty Todos when none was saved), in one
-	// round trip rather than a LoadState per session.
-	ListWithState(ctx context.Context, opts ListOptions) ([]Listing, error)
+	// ListSummaries returns what List returns, each session with its
+	// planning status and todo counts, in one round trip rather than a
+	// LoadState per session.
+	ListSummaries(ctx context.Context, opts ListOptions) ([]Summary, error)
 	// Update saves Title, Model and Mode and bumps Updated.
 	Update(ctx context.Context, s Session) error
 	// Delete removes a session, its messages and its state.
@@ -121,4 +128,21 @@ type Store interface {
 	// SaveState replaces the saved state.
 	SaveState(ctx context.Context, sessionID string, st State) error
 	Close() error
+}
+
+// Summarize returns the Summary of a session with state st: what a store
+// that holds decoded states returns from ListSummaries.
+func Summarize(sess Session, st State) Summary {
+	done, _, total := planning.Progress(st.Todos)
+	return NewSummary(sess, st.Status, done, total)
+}
+
+// NewSummary returns the Summary of a session whose saved status and todo
+// counts a store read without decoding its state; an empty status (none
+// saved) is planning.StatusIdle.
+func NewSummary(sess Session, status planning.Status, done, total int) Summary {
+	if status == "" {
+		status = planning.StatusIdle
+	}
+	return Summary{Session: sess, Status: status, TodosDone: done, TodosTotal: total}
 }

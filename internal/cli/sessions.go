@@ -33,7 +33,7 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 				if all {
 					opts.Workdir = ""
 				}
-				list, err := s.ListWithState(cmd.Context(), opts)
+				list, err := s.ListSummaries(cmd.Context(), opts)
 				if err != nil {
 					return withCode(ExitError, err)
 				}
@@ -115,16 +115,10 @@ type sessionSummary struct {
 	TodoCount int             `json:"todos_total"`
 }
 
-func printSessions(e *env, list []session.Listing, asJSON bool) error {
-	rows := make([]sessionSummary, 0, len(list))
-	for _, l := range list {
-		sess, st := l.Session, l.State
-		done, _, total := planning.Progress(st.Todos)
-		status := st.Status
-		if status == "" {
-			status = planning.StatusIdle
-		}
-		rows = append(rows, sessionSummary{Session: sess, Status: status, TodosDone: done, TodoCount: total})
+func printSessions(e *env, list []session.Summary, asJSON bool) error {
+	rows := make([]sessionSummary, len(list))
+	for i, l := range list {
+		rows[i] = sessionSummary{Session: l.Session, Status: l.Status, TodosDone: l.TodosDone, TodoCount: l.TodosTotal}
 	}
 	if asJSON {
 		return writeJSON(e, rows)

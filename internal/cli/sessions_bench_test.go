@@ -11,16 +11,15 @@ import (
 	"github.com/harness9/harness9/session"
 )
 
-// listing is n sessions as ListWithState returns them.
-func listing(n int) []session.Listing {
-	out := make([]session.Listing, n)
+// listing is n sessions as ListSummaries returns them.
+func listing(n int) []session.Summary {
+	out := make([]session.Summary, n)
 	now := time.Now()
 	for i := range out {
-		out[i] = session.Listing{
+		out[i] = session.Summary{
 			Session: session.Session{ID: fmt.Sprintf("%016x", i), Workdir: "/bench", Model: "openai/gpt-4o",
 				Title: fmt.Sprintf("port handler %d", i), Updated: now, MessageCount: 4},
-			State: session.State{Status: planning.StatusExecuting, Todos: []planning.TodoItem{
-				{ID: "1", Content: "read", Status: planning.TodoCompleted}, {ID: "2", Content: "port", Status: planning.TodoInProgress}}},
+			Status: planning.StatusExecuting, TodosDone: 1, TodosTotal: 2,
 		}
 	}
 	return out

@@ -184,32 +184,23 @@ func (s *Server) running(id string) bool {
 	return l.running
 }
 
-func infoOf(sess session.Session, st session.State, running bool) SessionInfo {
-	done := 0
-	for _, t := range st.Todos {
-		if t.Status == planning.TodoCompleted {
-			done++
-		}
-	}
-	status := st.Status
-	if status == "" {
-		status = planning.StatusIdle
-	}
+func infoOf(sum session.Summary, running bool) SessionInfo {
+	sess := sum.Session
 	return SessionInfo{ID: sess.ID, Title: sess.Title, Workdir: sess.Workdir, Model: sess.Model, Mode: sess.Mode.String(),
-		Status: string(status), Created: sess.Created, Updated: sess.Updated, Done: done, Total: len(st.Todos),
+		Status: string(sum.Status), Created: sess.Created, Updated: sess.Updated, Done: sum.TodosDone, Total: sum.TodosTotal,
 		Running: running, Messages: sess.MessageCount}
 }
 
 // sessionsFor lists the sessions the caller's roots reach.
 func (s *Server) sessionsFor(ctx context.Context, p *principal) ([]SessionInfo, error) {
-	list, err := s.store.ListWithState(ctx, session.ListOptions{})
+	list, err := s.store.ListSummaries(ctx, session.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	out := []SessionInfo{}
 	for _, l := range list {
 		if p.allows(l.Session.Workdir) {
-			out = append(out, infoOf(l.Session, l.State, s.running(l.Session.ID)))
+			out = append(out, infoOf(l, s.running(l.Session.ID)))
 		}
 	}
 	return out, nil
@@ -231,7 +222,7 @@ func (s *Server) detail(ctx context.Context, sess session.Session, withMessages 
 		return SessionDetail{}, err
 	}
 	l := s.liveFor(sess.ID)
-	d := SessionDetail{SessionInfo: infoOf(sess, st, s.running(sess.ID)), Plan: st.Plan,
+	d := SessionDetail{SessionInfo: infoOf(session.Summarize(sess, st), s.running(sess.ID)), Plan: st.Plan,
 		Todos: eventjson.TodoItems(st.Todos), Asks: []any{}, LastEventID: l.hub.last()}
 	for _, a := range l.pendingAsks() {
 		d.Asks = append(d.Asks, askObject(a))

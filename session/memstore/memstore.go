@@ -122,38 +122,47 @@ func (e *entry) session() session.Session {
 }
 
 // List implements session.Store.
-func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
-	listed, err := s.ListWithState(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]session.Session, len(listed))
-	for i, l := range listed {
-		out[i] = l.Session
+func (s *Store) List(_ context.Context, opts session.ListOptions) ([]session.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listLocked(opts), nil
+}
+
+// ListSummaries implements session.Store.
+func (s *Store) ListSummaries(_ context.Context, opts session.ListOptions) ([]session.Summary, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	listed := s.listLocked(opts)
+	out := make([]session.Summary, len(listed))
+	for i, sess := range listed {
+		var st session.State // read in place: Summarize keeps nothing of it
+		if saved := s.sessions[sess.ID].state; saved != nil {
+			st = *saved
+		}
+		out[i] = session.Summarize(sess, st)
 	}
 	return out, nil
 }
 
-// ListWithState implements session.Store.
-func (s *Store) ListWithState(_ context.Context, opts session.ListOptions) ([]session.Listing, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []session.Listing{}
+// listLocked lists the sessions opts selects, most recently updated
+// first. s.mu is held.
+func (s *Store) listLocked(opts session.ListOptions) []session.Session {
+	out := []session.Session{}
 	for _, e := range s.sessions {
 		if opts.Matches(e.sess) {
-			out = append(out, session.Listing{Session: e.session(), State: e.loadState()})
+			out = append(out, e.session())
 		}
 	}
-	slices.SortFunc(out, func(a, b session.Listing) int {
-		if c := b.Session.Updated.Compare(a.Session.Updated); c != 0 {
+	slices.SortFunc(out, func(a, b session.Session) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.Session.ID, a.Session.ID)
+		return cmp.Compare(b.ID, a.ID)
 	})
 	if opts.Limit > 0 && len(out) > opts.Limit {
 		out = out[:opts.Limit]
 	}
-	return out, nil
+	return out
 }
 
 // bump moves Updated forward, never backward, so a session just written is

@@ -80,7 +80,7 @@ func BenchmarkLoad10000Messages(b *testing.B) {
 	}
 }
 
-func BenchmarkListWithState(b *testing.B) {
+func BenchmarkListSummaries(b *testing.B) {
 	for _, n := range []int{1, 1000} {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			s := openTest(b, pgtest.NewDatabase(b))
@@ -88,7 +88,10 @@ func BenchmarkListWithState(b *testing.B) {
 			state := session.State{Todos: []planning.TodoItem{
 				{ID: "1", Content: "read the handlers", Status: planning.TodoCompleted},
 				{ID: "2", Content: "port them", Status: planning.TodoInProgress},
-			}, Status: planning.StatusExecuting}
+			}, Status: planning.StatusExecuting,
+				// Real sessions carry kilobytes of plan and summary.
+				Plan:       &planning.Plan{Title: "port every handler", Content: strings.Repeat("Port the handler, then test it. ", 64)},
+				Compaction: &session.Compaction{Summary: strings.Repeat("## Progress\nread the handlers\n", 128), Covered: 40}}
 			for range n {
 				sess := session.Session{Workdir: "/w", Model: "openai/gpt-4o", Title: "port every handler"}
 				if err := s.Create(ctx, &sess); err != nil {
@@ -104,7 +107,7 @@ func BenchmarkListWithState(b *testing.B) {
 				}
 			}
 			for b.Loop() {
-				list, err := s.ListWithState(ctx, session.ListOptions{})
+				list, err := s.ListSummaries(ctx, session.ListOptions{})
 				if err != nil || len(list) != n {
 					b.Fatalf("listed %d sessions, %v", len(list), err)
 				}

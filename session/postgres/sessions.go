@@ -13,18 +13,38 @@ import (
 	"github.com/harness9/harness9/session/internal/codec"
 )
 
-// sessionColumns is the select list scanRow reads, over sessions AS s.
+// sessionColumns is the select list scanSession reads, over sessions AS s.
 const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id, s.msg_count`
 
-// listQuery lists sessions with their saved state (NULL when none was
-// saved); $1 is a workdir to filter by, or "" for all, $2 a limit (NULL:
-// none), $3 a parent id whose children alone are listed, or "" for none,
-// $4 whether sub-agent sessions are included when $3 is "".
-const listQuery = `SELECT ` + sessionColumns + `, st.state FROM harness9.sessions AS s
-	LEFT JOIN harness9.session_state AS st ON st.session_id = s.id
+// listWhere filters and orders a listing of sessions AS s: $1 is a workdir
+// to filter by, or "" for all, $2 a limit (NULL: none), $3 a parent id
+// whose children alone are listed, or "" for none, $4 whether sub-agent
+// sessions are included when $3 is "".
+const listWhere = `
 	WHERE ($1::text = '' OR s.workdir = $1::text)
 	AND (CASE WHEN $3::text <> '' THEN s.parent_id = $3::text ELSE $4::boolean OR s.parent_id = '' END)
 	ORDER BY s.updated DESC, s.id DESC LIMIT $2`
+
+// listQuery lists sessions (List).
+const listQuery = `SELECT ` + sessionColumns + ` FROM harness9.sessions AS s` + listWhere
+
+// summaryQuery lists sessions with their planning status and todo counts
+// (ListSummaries), computed by the server from the saved state so that
+// neither the state's text (plan, compaction summary: often kilobytes)
+// nor anything decoded from it reaches Go. The counts are
+// planning.Progress's done and total: done counts items whose status is
+// "completed", total every element of the list ("todos": null counts
+// none). No saved state gives "", 0, 0. The state is read as json, not
+// jsonb: jsonb refuses the \u0000 that encoding/json writes for a NUL in
+// a plan, and json, like encoding/json, lets the last of duplicate keys
+// win.
+const summaryQuery = `SELECT ` + sessionColumns + `,
+	coalesce(j.doc ->> 'status', ''), coalesce(t.done, 0), coalesce(t.total, 0)
+	FROM harness9.sessions AS s
+	LEFT JOIN harness9.session_state AS st ON st.session_id = s.id
+	LEFT JOIN LATERAL (SELECT st.state::json AS doc) AS j ON true
+	LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE e ->> 'status' = 'completed') AS done, count(*) AS total
+		FROM json_array_elements(CASE WHEN json_typeof(j.doc -> 'todos') = 'array' THEN j.doc -> 'todos' END) AS e) AS t ON true` + listWhere
 
 const getQuery = `SELECT ` + sessionColumns + ` FROM harness9.sessions AS s WHERE s.id = $1`
 
@@ -56,7 +76,7 @@ func (s *Store) Create(ctx context.Context, sess *session.Session) error {
 // whose id starts with id (at least session.MinPrefixLen characters). It
 // wraps session.ErrNotFound or session.ErrAmbiguous.
 func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
-	sess, _, err := scanRow(s.pool.QueryRow(ctx, getQuery, id), false)
+	sess, err := scanSession(s.pool.QueryRow(ctx, getQuery, id))
 	if err == nil {
 		return sess, nil
 	}
@@ -93,7 +113,7 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 		}
 		return session.Session{}, notFound(id)
 	case 1:
-		sess, _, err := scanRow(s.pool.QueryRow(ctx, getQuery, matches[0]), false)
+		sess, err := scanSession(s.pool.QueryRow(ctx, getQuery, matches[0]))
 		if errors.Is(err, pgx.ErrNoRows) { // deleted meanwhile
 			return session.Session{}, notFound(id)
 		}
@@ -113,25 +133,33 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
 	out := []session.Session{}
-	err := s.list(ctx, opts, func(sess session.Session, _ []byte) error {
-		out = append(out, sess)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
-}
-
-// ListWithState is List with each session's saved state, in one query.
-func (s *Store) ListWithState(ctx context.Context, opts session.ListOptions) ([]session.Listing, error) {
-	out := []session.Listing{}
-	err := s.list(ctx, opts, func(sess session.Session, state []byte) error {
-		st, err := codec.DecodeState(state)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", sess.ID, err)
+	err := s.list(ctx, listQuery, opts, func(r pgx.Row) error {
+		sess, err := scanSession(r)
+		if err == nil {
+			out = append(out, sess)
 		}
-		out = append(out, session.Listing{Session: sess, State: st})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// ListSummaries is List with each session's planning status and todo
+// counts, in one query.
+func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]session.Summary, error) {
+	out := []session.Summary{}
+	err := s.list(ctx, summaryQuery, opts, func(r pgx.Row) error {
+		var (
+			status      string
+			done, total int64
+		)
+		sess, err := scanSession(r, &status, &done, &total)
+		if err != nil {
+			return err
+		}
+		out = append(out, session.NewSummary(sess, planning.Status(status), int(done), int(total)))
 		return nil
 	})
 	if err != nil {
@@ -140,23 +168,21 @@ func (s *Store) ListWithState(ctx context.Context, opts session.ListOptions) ([]
 	return out, nil
 }
 
-func (s *Store) list(ctx context.Context, opts session.ListOptions, fn func(session.Session, []byte) error) error {
+// list runs a listing query (listWhere's parameters) and hands each row to
+// fn to scan.
+func (s *Store) list(ctx context.Context, query string, opts session.ListOptions, fn func(pgx.Row) error) error {
 	var limit *int64 // NULL: no limit
 	if opts.Limit > 0 {
 		n := int64(opts.Limit)
 		limit = &n
 	}
-	rows, err := s.pool.Query(ctx, listQuery, opts.Workdir, limit, opts.Parent, opts.IncludeChildren)
+	rows, err := s.pool.Query(ctx, query, opts.Workdir, limit, opts.Parent, opts.IncludeChildren)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		sess, state, err := scanRow(rows, true)
-		if err != nil {
-			return err
-		}
-		if err := fn(sess, state); err != nil {
+		if err := fn(rows); err != nil {
 			return err
 		}
 	}
@@ -197,33 +223,12 @@ func (s *Store) exists(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
-// scanRow scans sessionColumns and, withState, the raw state after them.
-func scanRow(r pgx.Row, withState bool) (session.Session, []byte, error) {
-	var (
-		sess             session.Session
-		created, updated int64
-		mode             string
-		count            int32
-		state            *string
-	)
-	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.ParentID, &count}
-	if withState {
-		dest = append(dest, &state)
+// scanSession scans sessionColumns and then into extra, the columns the
+// query selects after them.
+func scanSession(r pgx.Row, extra ...any) (session.Session, error) {
+	var row codec.SessionRow
+	if err := r.Scan(row.Dest(extra...)...); err != nil {
+		return session.Session{}, err
 	}
-	if err := r.Scan(dest...); err != nil {
-		return session.Session{}, nil, err
-	}
-	m, err := planning.ParseMode(mode)
-	if err != nil {
-		return session.Session{}, nil, fmt.Errorf("session %s: %w", sess.ID, err)
-	}
-	sess.Mode = m
-	sess.MessageCount = int(count)
-	sess.Created = fromNanos(created)
-	sess.Updated = fromNanos(updated)
-	var raw []byte
-	if state != nil {
-		raw = []byte(*state)
-	}
-	return sess, raw, nil
+	return row.Session()
 }

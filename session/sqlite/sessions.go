@@ -18,15 +18,31 @@ import (
 const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id,
 	(SELECT coalesce(max(m.seq), 0) FROM messages AS m WHERE m.session_id = s.id)`
 
-// listQuery lists sessions with their saved state (NULL when none was
-// saved); ?1 is a workdir to filter by, or "" for all, ?2 a limit (-1: none),
-// ?3 a parent id whose children alone are listed, or "" for none, ?4 1 to
-// include sub-agent sessions when ?3 is "".
-const listQuery = `SELECT ` + sessionColumns + `, st.state FROM sessions AS s
-	LEFT JOIN session_state AS st ON st.session_id = s.id
+// listWhere filters and orders a listing of sessions AS s: ?1 is a workdir
+// to filter by, or "" for all, ?2 a limit (-1: none), ?3 a parent id whose
+// children alone are listed, or "" for none, ?4 1 to include sub-agent
+// sessions when ?3 is "".
+const listWhere = `
 	WHERE (?1 = '' OR s.workdir = ?1)
 	AND (CASE WHEN ?3 != '' THEN s.parent_id = ?3 ELSE ?4 = 1 OR s.parent_id = '' END)
 	ORDER BY s.updated DESC, s.id DESC LIMIT ?2`
+
+// listQuery lists sessions (List).
+const listQuery = `SELECT ` + sessionColumns + ` FROM sessions AS s` + listWhere
+
+// summaryQuery lists sessions with their planning status and todo counts
+// (ListSummaries), computed by SQLite's JSON functions from the saved
+// state so that neither the state's text nor anything decoded from it
+// reaches Go: a state carries the plan and the compaction summary, often
+// kilobytes each. The counts are planning.Progress's done and total: done
+// counts items whose status is "completed", total every element of the
+// list ("todos": null counts none). No saved state gives "", 0, 0.
+const summaryQuery = `SELECT ` + sessionColumns + `,
+	coalesce(st.state ->> '$.status', ''),
+	coalesce((SELECT count(*) FROM json_each(st.state, '$.todos') AS t
+		WHERE t.type = 'object' AND t.value ->> '$.status' = 'completed'), 0),
+	coalesce(json_array_length(st.state, '$.todos'), 0)
+	FROM sessions AS s LEFT JOIN session_state AS st ON st.session_id = s.id` + listWhere
 
 // Create inserts a new session, filling ID (a random 16-hex-character id),
 // Created and Updated when they are empty. An id already in use is an error.
@@ -121,25 +137,33 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
 	out := []session.Session{}
-	err := s.list(ctx, opts, func(sess session.Session, _ []byte) error {
-		out = append(out, sess)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
-}
-
-// ListWithState is List with each session's saved state, in one query.
-func (s *Store) ListWithState(ctx context.Context, opts session.ListOptions) ([]session.Listing, error) {
-	out := []session.Listing{}
-	err := s.list(ctx, opts, func(sess session.Session, state []byte) error {
-		st, err := codec.DecodeState(state)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", sess.ID, err)
+	err := s.list(ctx, s.stmtList, opts, func(r scanner) error {
+		sess, err := scanSession(r)
+		if err == nil {
+			out = append(out, sess)
 		}
-		out = append(out, session.Listing{Session: sess, State: st})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// ListSummaries is List with each session's planning status and todo
+// counts, in one query.
+func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]session.Summary, error) {
+	out := []session.Summary{}
+	err := s.list(ctx, s.stmtSummaries, opts, func(r scanner) error {
+		var (
+			status      string
+			done, total int
+		)
+		sess, err := scanSession(r, &status, &done, &total)
+		if err != nil {
+			return err
+		}
+		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
 		return nil
 	})
 	if err != nil {
@@ -148,9 +172,9 @@ func (s *Store) ListWithState(ctx context.Context, opts session.ListOptions) ([]
 	return out, nil
 }
 
-// list runs listQuery and hands each row to fn with its raw state (nil
-// when none was saved).
-func (s *Store) list(ctx context.Context, opts session.ListOptions, fn func(session.Session, []byte) error) error {
+// list runs a listing statement (listWhere's parameters) and hands each
+// row to fn to scan.
+func (s *Store) list(ctx context.Context, stmt *sql.Stmt, opts session.ListOptions, fn func(scanner) error) error {
 	limit := -1 // SQLite: no limit
 	if opts.Limit > 0 {
 		limit = opts.Limit
@@ -159,17 +183,13 @@ func (s *Store) list(ctx context.Context, opts session.ListOptions, fn func(sess
 	if opts.IncludeChildren {
 		children = 1
 	}
-	rows, err := s.stmtList.QueryContext(ctx, opts.Workdir, limit, opts.Parent, children)
+	rows, err := stmt.QueryContext(ctx, opts.Workdir, limit, opts.Parent, children)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = rows.Close() }()
 	for rows.Next() {
-		sess, state, err := scanListed(rows)
-		if err != nil {
-			return err
-		}
-		if err := fn(sess, state); err != nil {
+		if err := fn(rows); err != nil {
 			return err
 		}
 	}
@@ -255,36 +275,15 @@ func exists(ctx context.Context, q queryRower, id string) (bool, error) {
 	return err == nil, err
 }
 
-func scanSession(r interface{ Scan(...any) error }) (session.Session, error) {
-	sess, _, err := scanRow(r, false)
-	return sess, err
-}
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(...any) error }
 
-// scanListed scans a listQuery row: the session and its raw state.
-func scanListed(r interface{ Scan(...any) error }) (session.Session, []byte, error) {
-	return scanRow(r, true)
-}
-
-func scanRow(r interface{ Scan(...any) error }, withState bool) (session.Session, []byte, error) {
-	var (
-		sess             session.Session
-		created, updated int64
-		mode             string
-		state            []byte
-	)
-	dest := []any{&sess.ID, &created, &updated, &sess.Workdir, &sess.Model, &sess.Title, &mode, &sess.ParentID, &sess.MessageCount}
-	if withState {
-		dest = append(dest, &state)
+// scanSession scans sessionColumns and then into extra, the columns the
+// query selects after them.
+func scanSession(r scanner, extra ...any) (session.Session, error) {
+	var row codec.SessionRow
+	if err := r.Scan(row.Dest(extra...)...); err != nil {
+		return session.Session{}, err
 	}
-	if err := r.Scan(dest...); err != nil {
-		return session.Session{}, nil, err
-	}
-	m, err := planning.ParseMode(mode)
-	if err != nil {
-		return session.Session{}, nil, fmt.Errorf("session %s: %w", sess.ID, err)
-	}
-	sess.Mode = m
-	sess.Created = fromNanos(created)
-	sess.Updated = fromNanos(updated)
-	return sess, state, nil
+	return row.Session()
 }

@@ -48,6 +48,7 @@ type Store struct {
 	stmtMessages  *sql.Stmt
 	stmtGet       *sql.Stmt
 	stmtList      *sql.Stmt
+	stmtSummaries *sql.Stmt
 }
 
 var _ session.Store = (*Store)(nil)
@@ -126,6 +127,7 @@ func dsn(path string, busy time.Duration) string {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "mmap_size(268435456)")
 	q.Set("_txlock", "immediate")
 	// The path is escaped so that '?', '#' and '%' in it survive URI parsing.
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -150,6 +152,7 @@ func (s *Store) init(ctx context.Context) error {
 	s.stmtMessages = prepare(`SELECT body FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`)
 	s.stmtGet = prepare(`SELECT ` + sessionColumns + ` FROM sessions AS s WHERE s.id = ?`)
 	s.stmtList = prepare(listQuery)
+	s.stmtSummaries = prepare(summaryQuery)
 	if err != nil {
 		return fmt.Errorf("prepare statements: %w", err)
 	}
@@ -161,7 +164,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList} {
+	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList, s.stmtSummaries} {
 		if st != nil {
 			_ = st.Close()
 		}

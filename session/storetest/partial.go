@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,45 +41,95 @@ func testMessagesFrom(t *testing.T, s session.Store) {
 	}
 }
 
-func testListWithState(t *testing.T, s session.Store) {
+func testListSummaries(t *testing.T, s session.Store) {
 	ctx := context.Background()
-	if got, err := s.ListWithState(ctx, session.ListOptions{}); err != nil || got == nil || len(got) != 0 {
-		t.Errorf("ListWithState of an empty store = %v, %v; want an empty, non-nil slice", got, err)
+	if got, err := s.ListSummaries(ctx, session.ListOptions{}); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("ListSummaries of an empty store = %v, %v; want an empty, non-nil slice", got, err)
 	}
 	plain := create(t, s, session.Session{ID: "plain-aaaa", Workdir: "/a", Created: past, Updated: past.Add(time.Hour)})
-	planned := create(t, s, session.Session{ID: "planned-bbbb", Workdir: "/b", Created: past, Updated: past})
 	appendMsg(t, s, plain.ID, conversation()...)
-	full := fullState()
-	if err := s.SaveState(ctx, planned.ID, full); err != nil {
-		t.Fatalf("SaveState: %v", err)
+	// Each state is saved to its own session; the newest is listed first.
+	states := summaryStates()
+	want := make([]session.Summary, len(states)+1)
+	want[len(states)] = session.Summary{Session: plain, Status: planning.StatusIdle} // nothing saved
+	for i, st := range states {
+		sess := create(t, s, session.Session{ID: fmt.Sprintf("state%d-bbbb", i), Workdir: "/b", Created: past, Updated: past})
+		if err := s.SaveState(ctx, sess.ID, st); err != nil {
+			t.Fatalf("SaveState: %v", err)
+		}
+		done, _, total := planning.Progress(st.Todos)
+		status := st.Status
+		if status == "" {
+			status = planning.StatusIdle
+		}
+		want[len(states)-1-i] = session.Summary{Session: sess, Status: status, TodosDone: done, TodosTotal: total}
 	}
-	// SaveState made "planned" the most recent.
-	got, err := s.ListWithState(ctx, session.ListOptions{})
+	got, err := s.ListSummaries(ctx, session.ListOptions{})
 	if err != nil {
-		t.Fatalf("ListWithState: %v", err)
+		t.Fatalf("ListSummaries: %v", err)
 	}
 	sessions, err := s.List(ctx, session.ListOptions{})
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	if len(got) != 2 || len(sessions) != 2 {
-		t.Fatalf("ListWithState = %+v, List = %+v; want two sessions each", got, sessions)
+	if len(got) != len(want) || len(sessions) != len(want) {
+		t.Fatalf("ListSummaries gave %d sessions, List %d; want %d each", len(got), len(sessions), len(want))
 	}
 	for i := range got {
 		sameSession(t, got[i].Session, sessions[i])
+		if !got[i].Session.Updated.Equal(sessions[i].Updated) || !got[i].Session.Created.Equal(sessions[i].Created) {
+			t.Errorf("ListSummaries times %v, %v; List's %v, %v", got[i].Session.Created, got[i].Session.Updated,
+				sessions[i].Created, sessions[i].Updated)
+		}
+		if got[i].Session.ID != want[i].Session.ID {
+			t.Fatalf("listed %s at %d, want %s", got[i].Session.ID, i, want[i].Session.ID)
+		}
+		g, w := got[i], want[i]
+		g.Session, w.Session = session.Session{}, session.Session{}
+		deepEqual(t, "summary of "+want[i].Session.ID, g, w)
 	}
-	deepEqual(t, "order", []string{got[0].Session.ID, got[1].Session.ID}, []string{planned.ID, plain.ID})
-	deepEqual(t, "saved state", got[0].State, full)
-	deepEqual(t, "no state", got[1].State, session.State{Todos: []planning.TodoItem{}})
-	if got[1].Session.MessageCount != len(conversation()) {
-		t.Errorf("MessageCount = %d, want %d", got[1].Session.MessageCount, len(conversation()))
+	if got[len(got)-1].Session.MessageCount != len(conversation()) {
+		t.Errorf("MessageCount = %d, want %d", got[len(got)-1].Session.MessageCount, len(conversation()))
 	}
-	only, err := s.ListWithState(ctx, session.ListOptions{Workdir: "/a", Limit: 5})
+	only, err := s.ListSummaries(ctx, session.ListOptions{Workdir: "/a", Limit: 5})
 	if err != nil || len(only) != 1 || only[0].Session.ID != plain.ID {
-		t.Errorf("ListWithState /a = %+v, %v; want only %s", only, err, plain.ID)
+		t.Errorf("ListSummaries /a = %+v, %v; want only %s", only, err, plain.ID)
 	}
-	one, err := s.ListWithState(ctx, session.ListOptions{Limit: 1})
-	if err != nil || len(one) != 1 || one[0].Session.ID != planned.ID {
-		t.Errorf("ListWithState limit 1 = %+v, %v; want only %s", one, err, planned.ID)
+	one, err := s.ListSummaries(ctx, session.ListOptions{Limit: 1})
+	if err != nil || len(one) != 1 || one[0].Session.ID != want[0].Session.ID {
+		t.Errorf("ListSummaries limit 1 = %+v, %v; want only %s", one, err, want[0].Session.ID)
+	}
+}
+
+// summaryStates are states whose listed status and counts must be what
+// planning.Progress makes of them, however a store computes them.
+func summaryStates() []session.State {
+	// Text that looks like a todo's status anywhere but in a todo's
+	// status field must not count.
+	decoy := `{"todos":[{"id":"1","content":"x","status":"completed"}],"status":"completed"}`
+	big := strings.Repeat("a plan long enough to spill out of a database page; ", 2000)
+	return []session.State{
+		fullState(), // one of each todo status
+		{Status: planning.StatusStalled, Todos: []planning.TodoItem{
+			{ID: "1", Content: "a", Status: planning.TodoCompleted},
+			{ID: "2", Content: "b", Status: planning.TodoCompleted},
+			{ID: "3", Content: "c", Status: planning.TodoCancelled},
+			{ID: "4", Content: "d", Status: planning.TodoPending},
+			{ID: "5", Content: "e", Status: planning.TodoInProgress},
+			{ID: "completed", Content: "f", Status: planning.TodoCompleted},
+		}},
+		{}, // no status, "todos": null
+		{Status: planning.StatusAwaitingApproval, Todos: []planning.TodoItem{}},
+		{Status: planning.StatusExecuting, Evidence: 7,
+			Todos: []planning.TodoItem{
+				{ID: "completed", Content: decoy, Status: planning.TodoPending},
+				{ID: "2", Content: "status: completed", Status: planning.TodoCancelled},
+				{ID: "3", Content: "ok", Status: planning.TodoCompleted},
+			},
+			Plan:       &planning.Plan{Title: "completed", Content: decoy + big, Steps: []string{decoy, "completed"}},
+			TaskDir:    "/w/completed",
+			Compaction: &session.Compaction{Summary: decoy + big + "\x00 \u0000", Covered: 3},
+		},
+		{Status: planning.StatusIdle, Todos: []planning.TodoItem{{ID: "1", Content: "only", Status: planning.TodoCompleted}}},
 	}
 }

@@ -52,7 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"UpdatedBumps", testUpdatedBumps},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"MessagesFrom", testMessagesFrom},
-		{"ListWithState", testListWithState},
+		{"ListSummaries", testListSummaries},
 		{"Checkpoints", testCheckpoints},
 		{"ImagesRoundTrip", testImagesRoundTrip},
 		{"ParentLink", testParentLink},
@@ -564,12 +564,12 @@ func testParentLink(t *testing.T, s session.Store) {
 	deepEqual(t, "List limit 1 is the latest top-level session", list(t, s, session.ListOptions{Workdir: "/a", Limit: 1}), []string{"p1-aaaa"})
 	deepEqual(t, "List with children", list(t, s, session.ListOptions{IncludeChildren: true}), []string{"c2-aaaa", "c1-aaaa", "p1-aaaa", "p2-aaaa"})
 	deepEqual(t, "List children of p1", list(t, s, session.ListOptions{Parent: "p1-aaaa"}), []string{"c2-aaaa", "c1-aaaa"})
-	listed, err := s.ListWithState(ctx, session.ListOptions{Parent: "p1-aaaa"})
+	listed, err := s.ListSummaries(ctx, session.ListOptions{Parent: "p1-aaaa"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(listed) != 2 || listed[0].Session.ParentID != "p1-aaaa" {
-		t.Errorf("ListWithState(Parent) = %+v, want the two children with their ParentID", listed)
+		t.Errorf("ListSummaries(Parent) = %+v, want the two children with their ParentID", listed)
 	}
 	if got := list(t, s, session.ListOptions{Parent: "p2-aaaa"}); len(got) != 0 {
 		t.Errorf("children of a session without any = %v", got)
