@@ -86,15 +86,18 @@ func (o ListOptions) Matches(s Session) bool {
 // Summary is a session as a listing shows it: its row, its planning status
 // and how far its todo list has come, read without decoding the rest of its
 // state (plan, compaction summary), which can be many kilobytes a session.
+// Its JSON is the session's fields followed by status, todos_done and
+// todos_total.
 type Summary struct {
-	Session Session
+	Session
 	// Status is the saved planning status; planning.StatusIdle when no
 	// state was saved or its status is empty.
-	Status planning.Status
+	Status planning.Status `json:"status"`
 	// TodosDone and TodosTotal are the done and total counts of
 	// planning.Progress over the saved todo list: done counts completed
 	// items only, total every item (cancelled ones included).
-	TodosDone, TodosTotal int
+	TodosDone  int `json:"todos_done"`
+	TodosTotal int `json:"todos_total"`
 }
 
 // Store persists sessions. Implementations must be safe for concurrent use,

@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,19 +105,7 @@ func withStore(e *env, g *globals, fn func(*config.Config, session.Store) error)
 	return fn(c, s)
 }
 
-// sessionSummary is a session as `sessions list --json` prints it.
-type sessionSummary struct {
-	session.Session
-	Status    planning.Status `json:"status"`
-	TodosDone int             `json:"todos_done"`
-	TodoCount int             `json:"todos_total"`
-}
-
-func printSessions(e *env, list []session.Summary, asJSON bool) error {
-	rows := make([]sessionSummary, len(list))
-	for i, l := range list {
-		rows[i] = sessionSummary{Session: l.Session, Status: l.Status, TodosDone: l.TodosDone, TodoCount: l.TodosTotal}
-	}
+func printSessions(e *env, rows []session.Summary, asJSON bool) error {
 	if asJSON {
 		return writeJSON(e, rows)
 	}
@@ -127,21 +113,7 @@ func printSessions(e *env, list []session.Summary, asJSON bool) error {
 		fmt.Fprintln(e.stderr, "no sessions yet; start one with harness9 or harness9 run PROMPT")
 		return nil
 	}
-	// tabwriter writes every cell on its own: unbuffered, a list of 1000
-	// sessions took 14,000 write calls. Titles are the model's and the
-	// user's text: their control sequences are shown, not obeyed.
-	// (Cleaned per cell, before the buffer, so no character is split.)
-	bw := bufio.NewWriterSize(e.stdout, 64<<10)
-	tw := tabwriter.NewWriter(termtext.Writer(bw), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tUPDATED\tMODEL\tMSGS\tTASKS\tSTATUS\tTITLE")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", r.ID, r.Updated.Local().Format(time.DateTime), r.Model,
-			r.MessageCount, r.TodosDone, r.TodoCount, r.Status, listTitle(r.Session))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeSessionTable(e.stdout, rows)
 }
 
 // listTitle is a session's title as the list shows it; a sub-agent's names

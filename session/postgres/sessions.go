@@ -29,22 +29,10 @@ const listWhere = `
 const listQuery = `SELECT ` + sessionColumns + ` FROM harness9.sessions AS s` + listWhere
 
 // summaryQuery lists sessions with their planning status and todo counts
-// (ListSummaries), computed by the server from the saved state so that
-// neither the state's text (plan, compaction summary: often kilobytes)
-// nor anything decoded from it reaches Go. The counts are
-// planning.Progress's done and total: done counts items whose status is
-// "completed", total every element of the list ("todos": null counts
-// none). No saved state gives "", 0, 0. The state is read as json, not
-// jsonb: jsonb refuses the \u0000 that encoding/json writes for a NUL in
-// a plan, and json, like encoding/json, lets the last of duplicate keys
-// win.
-const summaryQuery = `SELECT ` + sessionColumns + `,
-	coalesce(j.doc ->> 'status', ''), coalesce(t.done, 0), coalesce(t.total, 0)
-	FROM harness9.sessions AS s
-	LEFT JOIN harness9.session_state AS st ON st.session_id = s.id
-	LEFT JOIN LATERAL (SELECT st.state::json AS doc) AS j ON true
-	LEFT JOIN LATERAL (SELECT count(*) FILTER (WHERE e ->> 'status' = 'completed') AS done, count(*) AS total
-		FROM json_array_elements(CASE WHEN json_typeof(j.doc -> 'todos') = 'array' THEN j.doc -> 'todos' END) AS e) AS t ON true` + listWhere
+// (ListSummaries): columns SaveState keeps beside the state, so that no
+// state's JSON is read, let alone decoded.
+const summaryQuery = `SELECT ` + sessionColumns + `, s.status, s.todos_done, s.todos_total
+	FROM harness9.sessions AS s` + listWhere
 
 const getQuery = `SELECT ` + sessionColumns + ` FROM harness9.sessions AS s WHERE s.id = $1`
 
@@ -133,12 +121,8 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
 	out := []session.Session{}
-	err := s.list(ctx, listQuery, opts, func(r pgx.Row) error {
-		sess, err := scanSession(r)
-		if err == nil {
-			out = append(out, sess)
-		}
-		return err
+	err := s.list(ctx, listQuery, opts, nil, func(sess session.Session) {
+		out = append(out, sess)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -150,17 +134,12 @@ func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.S
 // counts, in one query.
 func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]session.Summary, error) {
 	out := []session.Summary{}
-	err := s.list(ctx, summaryQuery, opts, func(r pgx.Row) error {
-		var (
-			status      string
-			done, total int64
-		)
-		sess, err := scanSession(r, &status, &done, &total)
-		if err != nil {
-			return err
-		}
-		out = append(out, session.NewSummary(sess, planning.Status(status), int(done), int(total)))
-		return nil
+	var (
+		status      string
+		done, total int
+	)
+	err := s.list(ctx, summaryQuery, opts, []any{&status, &done, &total}, func(sess session.Session) {
+		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -168,9 +147,9 @@ func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]
 	return out, nil
 }
 
-// list runs a listing query (listWhere's parameters) and hands each row to
-// fn to scan.
-func (s *Store) list(ctx context.Context, query string, opts session.ListOptions, fn func(pgx.Row) error) error {
+// list runs a listing query (listWhere's parameters) and hands each row's
+// session to fn, with the columns after sessionColumns scanned into extra.
+func (s *Store) list(ctx context.Context, query string, opts session.ListOptions, extra []any, fn func(session.Session)) error {
 	var limit *int64 // NULL: no limit
 	if opts.Limit > 0 {
 		n := int64(opts.Limit)
@@ -181,10 +160,17 @@ func (s *Store) list(ctx context.Context, query string, opts session.ListOptions
 		return err
 	}
 	defer rows.Close()
+	var row codec.SessionRow
+	dest := row.Dest(extra...)
 	for rows.Next() {
-		if err := fn(rows); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
+		sess, err := row.Session()
+		if err != nil {
+			return err
+		}
+		fn(sess)
 	}
 	return rows.Err()
 }

@@ -38,22 +38,25 @@ func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State,
 	return st, nil
 }
 
-// saveQuery bumps the session's Updated time and upserts its state in one
+// saveQuery bumps the session's Updated time, sets the status and todo
+// counts ListSummaries reads ($4, $5, $6) and upserts its state in one
 // statement; no row written means no such session.
 const saveQuery = `WITH s AS (
-		UPDATE harness9.sessions SET updated = $2 WHERE id = $1 RETURNING id
+		UPDATE harness9.sessions SET updated = $2, status = $4, todos_done = $5, todos_total = $6 WHERE id = $1 RETURNING id
 	)
 	INSERT INTO harness9.session_state (session_id, updated, state) SELECT s.id, $2, $3 FROM s
 	ON CONFLICT (session_id) DO UPDATE SET updated = excluded.updated, state = excluded.state`
 
-// SaveState replaces the session's saved state and bumps its Updated time.
+// SaveState replaces the session's saved state, with the status and todo
+// counts ListSummaries reads, and bumps its Updated time.
 // An unknown id wraps session.ErrNotFound.
 func (s *Store) SaveState(ctx context.Context, sessionID string, st session.State) error {
 	body, err := codec.EncodeState(st)
 	if err != nil {
 		return fmt.Errorf("save state of session %s: %w", sessionID, err)
 	}
-	tag, err := s.pool.Exec(ctx, saveQuery, sessionID, nanos(s.now()), string(body))
+	sum := session.Summarize(session.Session{}, st)
+	tag, err := s.pool.Exec(ctx, saveQuery, sessionID, nanos(s.now()), string(body), string(st.Status), sum.TodosDone, sum.TodosTotal)
 	if err != nil {
 		return fmt.Errorf("save state of session %s: %w", sessionID, err)
 	}

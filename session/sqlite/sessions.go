@@ -18,31 +18,30 @@ import (
 const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id,
 	(SELECT coalesce(max(m.seq), 0) FROM messages AS m WHERE m.session_id = s.id)`
 
-// listWhere filters and orders a listing of sessions AS s: ?1 is a workdir
-// to filter by, or "" for all, ?2 a limit (-1: none), ?3 a parent id whose
-// children alone are listed, or "" for none, ?4 1 to include sub-agent
-// sessions when ?3 is "".
-const listWhere = `
+// listFilter selects the sessions of a listing of sessions AS s: ?1 is a
+// workdir to filter by, or "" for all, ?3 a parent id whose children alone
+// are listed, or "" for none, ?4 1 to include sub-agent sessions when ?3
+// is "". listWhere adds the order and ?2, a limit (-1: none).
+const listFilter = `
 	WHERE (?1 = '' OR s.workdir = ?1)
-	AND (CASE WHEN ?3 != '' THEN s.parent_id = ?3 ELSE ?4 = 1 OR s.parent_id = '' END)
+	AND (CASE WHEN ?3 != '' THEN s.parent_id = ?3 ELSE ?4 = 1 OR s.parent_id = '' END)`
+
+const listWhere = listFilter + `
 	ORDER BY s.updated DESC, s.id DESC LIMIT ?2`
+
+// countQuery counts what a listing with the same parameters returns, so
+// that ListSummaries allocates its result once: growing
+// it row by row made three times the memory, all of it fresh pages.
+const countQuery = `SELECT min(count(*), CASE WHEN ?2 < 0 THEN count(*) ELSE ?2 END) FROM sessions AS s` + listFilter
 
 // listQuery lists sessions (List).
 const listQuery = `SELECT ` + sessionColumns + ` FROM sessions AS s` + listWhere
 
 // summaryQuery lists sessions with their planning status and todo counts
-// (ListSummaries), computed by SQLite's JSON functions from the saved
-// state so that neither the state's text nor anything decoded from it
-// reaches Go: a state carries the plan and the compaction summary, often
-// kilobytes each. The counts are planning.Progress's done and total: done
-// counts items whose status is "completed", total every element of the
-// list ("todos": null counts none). No saved state gives "", 0, 0.
-const summaryQuery = `SELECT ` + sessionColumns + `,
-	coalesce(st.state ->> '$.status', ''),
-	coalesce((SELECT count(*) FROM json_each(st.state, '$.todos') AS t
-		WHERE t.type = 'object' AND t.value ->> '$.status' = 'completed'), 0),
-	coalesce(json_array_length(st.state, '$.todos'), 0)
-	FROM sessions AS s LEFT JOIN session_state AS st ON st.session_id = s.id` + listWhere
+// (ListSummaries): columns SaveState keeps beside the state, so that no
+// state's JSON is read, let alone decoded.
+const summaryQuery = `SELECT ` + sessionColumns + `, s.status, s.todos_done, s.todos_total
+	FROM sessions AS s` + listWhere
 
 // Create inserts a new session, filling ID (a random 16-hex-character id),
 // Created and Updated when they are empty. An id already in use is an error.
@@ -137,12 +136,8 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
 	out := []session.Session{}
-	err := s.list(ctx, s.stmtList, opts, func(r scanner) error {
-		sess, err := scanSession(r)
-		if err == nil {
-			out = append(out, sess)
-		}
-		return err
+	err := s.list(ctx, s.stmtList, opts, nil, func(sess session.Session) {
+		out = append(out, sess)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -153,18 +148,17 @@ func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.S
 // ListSummaries is List with each session's planning status and todo
 // counts, in one query.
 func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]session.Summary, error) {
-	out := []session.Summary{}
-	err := s.list(ctx, s.stmtSummaries, opts, func(r scanner) error {
-		var (
-			status      string
-			done, total int
-		)
-		sess, err := scanSession(r, &status, &done, &total)
-		if err != nil {
-			return err
-		}
+	var (
+		status      string
+		done, total int
+		n           int
+	)
+	if err := s.stmtCount.QueryRowContext(ctx, listArgs(opts)...).Scan(&n); err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := make([]session.Summary, 0, n) // more may have come meanwhile: append grows it
+	err := s.list(ctx, s.stmtSummaries, opts, []any{&status, &done, &total}, func(sess session.Session) {
 		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
-		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -173,8 +167,31 @@ func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]
 }
 
 // list runs a listing statement (listWhere's parameters) and hands each
-// row to fn to scan.
-func (s *Store) list(ctx context.Context, stmt *sql.Stmt, opts session.ListOptions, fn func(scanner) error) error {
+// row's session to fn, with the columns after sessionColumns scanned into
+// extra.
+func (s *Store) list(ctx context.Context, stmt *sql.Stmt, opts session.ListOptions, extra []any, fn func(session.Session)) error {
+	rows, err := stmt.QueryContext(ctx, listArgs(opts)...)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rows.Close() }()
+	var row codec.SessionRow
+	dest := row.Dest(extra...)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		sess, err := row.Session()
+		if err != nil {
+			return err
+		}
+		fn(sess)
+	}
+	return rows.Err()
+}
+
+// listArgs are listWhere's parameters for opts.
+func listArgs(opts session.ListOptions) []any {
 	limit := -1 // SQLite: no limit
 	if opts.Limit > 0 {
 		limit = opts.Limit
@@ -183,17 +200,7 @@ func (s *Store) list(ctx context.Context, stmt *sql.Stmt, opts session.ListOptio
 	if opts.IncludeChildren {
 		children = 1
 	}
-	rows, err := stmt.QueryContext(ctx, opts.Workdir, limit, opts.Parent, children)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = rows.Close() }()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return []any{opts.Workdir, limit, opts.Parent, children}
 }
 
 // Update saves sess's Title, Model and Mode and sets Updated to now. The

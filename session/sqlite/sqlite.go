@@ -49,6 +49,7 @@ type Store struct {
 	stmtGet       *sql.Stmt
 	stmtList      *sql.Stmt
 	stmtSummaries *sql.Stmt
+	stmtCount     *sql.Stmt
 }
 
 var _ session.Store = (*Store)(nil)
@@ -153,6 +154,7 @@ func (s *Store) init(ctx context.Context) error {
 	s.stmtGet = prepare(`SELECT ` + sessionColumns + ` FROM sessions AS s WHERE s.id = ?`)
 	s.stmtList = prepare(listQuery)
 	s.stmtSummaries = prepare(summaryQuery)
+	s.stmtCount = prepare(countQuery)
 	if err != nil {
 		return fmt.Errorf("prepare statements: %w", err)
 	}
@@ -164,7 +166,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList, s.stmtSummaries} {
+	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList, s.stmtSummaries, s.stmtCount} {
 		if st != nil {
 			_ = st.Close()
 		}

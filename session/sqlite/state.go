@@ -37,16 +37,24 @@ func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State,
 	return st, nil
 }
 
-// SaveState replaces the session's saved state and bumps its Updated time.
+// SaveState replaces the session's saved state, with the status and todo
+// counts ListSummaries reads, and bumps its Updated time.
 // An unknown id wraps session.ErrNotFound.
 func (s *Store) SaveState(ctx context.Context, sessionID string, st session.State) error {
 	body, err := codec.EncodeState(st)
 	if err != nil {
 		return fmt.Errorf("save state of session %s: %w", sessionID, err)
 	}
+	sum := session.Summarize(session.Session{}, st)
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		now, err := s.bump(ctx, tx, sessionID)
+		// The listing's columns change with the state, in one transaction.
+		now := nanos(s.now())
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET updated = ?, status = ?, todos_done = ?, todos_total = ? WHERE id = ?`,
+			now, string(st.Status), sum.TodosDone, sum.TodosTotal, sessionID)
 		if err != nil {
+			return err
+		}
+		if err := mustAffect(res, sessionID); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO session_state (session_id, updated, state) VALUES (?, ?, ?)

@@ -18,7 +18,9 @@ type SessionRow struct {
 }
 
 // Dest returns where to scan the row's columns, followed by extra, the
-// columns a query selects after them.
+// columns a query selects after them. A listing scans every row into one
+// SessionRow through one Dest, so that rows cost no allocations of their
+// own beyond their values.
 func (r *SessionRow) Dest(extra ...any) []any {
 	s := &r.sess
 	return append([]any{&s.ID, &r.created, &r.updated, &s.Workdir, &s.Model, &s.Title, &r.mode, &s.ParentID, &s.MessageCount}, extra...)
