@@ -10,21 +10,26 @@ import (
 	"github.com/harness9/harness9/session/internal/codec"
 )
 
-// AppendMessage adds m at the end of the session's history and bumps the
-// session's Updated time, in one transaction. The new message's sequence
-// number is one more than the highest stored, computed under the write
-// lock, so concurrent writers (goroutines or processes) never collide.
+// AppendMessage adds m at the end of the session's history, bumps the
+// session's Updated time and raises its message count, in one
+// transaction. The new message's sequence number is the raised count,
+// read under the write lock, so concurrent writers (goroutines or
+// processes) never collide.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, m llm.Message) error {
 	body, err := codec.EncodeMessage(m)
 	if err != nil {
 		return fmt.Errorf("append message to session %s: %w", sessionID, err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		now, err := s.bump(ctx, tx, sessionID)
+		now := nanos(s.now())
+		res, err := tx.StmtContext(ctx, s.stmtBumpMsg).ExecContext(ctx, now, sessionID)
 		if err != nil {
 			return err
 		}
-		res, err := tx.StmtContext(ctx, s.stmtInsertMsg).ExecContext(ctx, sessionID, string(m.Role), now, string(body))
+		if err := mustAffect(res, sessionID); err != nil {
+			return err
+		}
+		res, err = tx.StmtContext(ctx, s.stmtInsertMsg).ExecContext(ctx, sessionID, string(m.Role), now, string(body))
 		if err != nil || len(m.Images) == 0 {
 			return err
 		}

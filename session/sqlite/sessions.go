@@ -13,10 +13,8 @@ import (
 )
 
 // sessionColumns is the select list scanSession reads, over sessions AS s.
-// Sequence numbers run 1, 2, 3 ... without gaps, so the highest one is the
-// message count, read from the (session_id, seq) index without counting.
-const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id,
-	(SELECT coalesce(max(m.seq), 0) FROM messages AS m WHERE m.session_id = s.id)`
+// msg_count is raised by AppendMessage with each message.
+const sessionColumns = `s.id, s.created, s.updated, s.workdir, s.model, s.title, s.mode, s.parent_id, s.msg_count`
 
 // listFilter selects the sessions of a listing of sessions AS s: ?1 is a
 // workdir to filter by, or "" for all, ?3 a parent id whose children alone

@@ -44,6 +44,7 @@ type Store struct {
 	writeMu sync.Mutex
 
 	stmtBump      *sql.Stmt
+	stmtBumpMsg   *sql.Stmt
 	stmtInsertMsg *sql.Stmt
 	stmtMessages  *sql.Stmt
 	stmtGet       *sql.Stmt
@@ -128,7 +129,10 @@ func dsn(path string, busy time.Duration) string {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "mmap_size(268435456)")
+	// No mmap_size: a memory map saved a 1000-session listing about 120
+	// page faults (4 ms here), but it turns a database file cut short
+	// under a running process into SIGBUS, which ends the process,
+	// instead of an error (TestTruncatedWhileOpen).
 	q.Set("_txlock", "immediate")
 	// The path is escaped so that '?', '#' and '%' in it survive URI parsing.
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -148,8 +152,9 @@ func (s *Store) init(ctx context.Context) error {
 		return st
 	}
 	s.stmtBump = prepare(`UPDATE sessions SET updated = ? WHERE id = ?`)
+	s.stmtBumpMsg = prepare(`UPDATE sessions SET updated = ?, msg_count = msg_count + 1 WHERE id = ?`)
 	s.stmtInsertMsg = prepare(`INSERT INTO messages (session_id, seq, role, created, body)
-		VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?1), ?2, ?3, ?4)`)
+		VALUES (?1, (SELECT msg_count FROM sessions WHERE id = ?1), ?2, ?3, ?4)`)
 	s.stmtMessages = prepare(`SELECT body FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq`)
 	s.stmtGet = prepare(`SELECT ` + sessionColumns + ` FROM sessions AS s WHERE s.id = ?`)
 	s.stmtList = prepare(listQuery)
@@ -166,7 +171,7 @@ func (s *Store) Path() string { return s.path }
 
 // Close closes the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList, s.stmtSummaries, s.stmtCount} {
+	for _, st := range []*sql.Stmt{s.stmtBump, s.stmtBumpMsg, s.stmtInsertMsg, s.stmtMessages, s.stmtGet, s.stmtList, s.stmtSummaries, s.stmtCount} {
 		if st != nil {
 			_ = st.Close()
 		}

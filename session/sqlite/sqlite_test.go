@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,6 +54,7 @@ func TestOpenCreatesDirsAndSetsPragmas(t *testing.T) {
 		defer func() { _ = c.Close() }()
 		for pragma, want := range map[string]string{
 			"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "5000",
+			"mmap_size": "0",
 		} {
 			var got string
 			if err := c.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
@@ -369,5 +371,45 @@ func TestImagesStoredOnceAndDeleted(t *testing.T) {
 	_ = s.Delete(ctx, ids[1])
 	if n := count(`SELECT count(*) FROM images`); n != 0 {
 		t.Fatal("a picture outlived every session that used it")
+	}
+}
+
+// TestTruncatedWhileOpen cuts the database file short under an open store,
+// between its transactions, as a careless tool would. The listings after
+// it may fail or come from pages SQLite still holds, but the process
+// lives: with PRAGMA mmap_size on, SQLite read the pages past the new end
+// through its old map, and SIGBUS ended the test's process.
+func TestTruncatedWhileOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "harness9.db")
+	s := openTest(t, path)
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	for i := range 300 {
+		sess := session.Session{Workdir: "/w", Title: strings.Repeat("a long title to fill pages ", 20) + fmt.Sprint(i)}
+		if err := s.Create(ctx, &sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if list, err := s.ListSummaries(ctx, session.ListOptions{}); err != nil || len(list) != 300 {
+		t.Fatalf("ListSummaries = %d sessions, %v", len(list), err)
+	}
+	// Move everything from the WAL into the file, then cut the file.
+	if _, err := s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() < 64<<10 {
+		t.Fatalf("database is %d bytes; the test needs more pages than one fault-around", fi.Size())
+	}
+	if err := os.Truncate(path, fi.Size()/4); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // every pooled connection had the old size mapped
+		if list, err := s.ListSummaries(ctx, session.ListOptions{}); err == nil && len(list) != 300 {
+			t.Fatalf("listing a truncated database: %d sessions and no error", len(list))
+		}
 	}
 }

@@ -14,3 +14,9 @@ UPDATE sessions SET
         WHERE t.type = 'object' AND t.value ->> '$.status' = 'completed'),
     todos_total = coalesce(json_array_length(st.state, '$.todos'), 0)
 FROM session_state AS st WHERE st.session_id = sessions.id;
+
+-- The message count, which AppendMessage raises in the transaction that
+-- inserts the message (and takes the new message's seq from), so that a
+-- listing reads it from the session's row instead of the messages index.
+ALTER TABLE sessions ADD COLUMN msg_count INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET msg_count = (SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = sessions.id);
