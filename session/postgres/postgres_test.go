@@ -12,7 +12,9 @@ import (
 
 	"github.com/harness9/harness9/internal/pgtest"
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/internal/codec"
 	"github.com/harness9/harness9/session/storetest"
 )
 
@@ -199,5 +201,78 @@ func TestSearchPathIsolation(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM public.sessions`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("public.sessions has %d rows (%v)", n, err)
+	}
+}
+
+// TestMigrationFillsInSummaries saves sessions and states with the schema
+// before the listing columns (version 3), then opens the database: the
+// migration fills each session's status and todo counts in from its saved
+// state, as planning.Progress counts them (a plan holding a NUL included,
+// which jsonb would refuse).
+func TestMigrationFillsInSummaries(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, bootstrap); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:3] {
+		if _, err := conn.Exec(ctx, m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if _, err := conn.Exec(ctx, `INSERT INTO harness9.schema_migrations VALUES ($1, $2, 0)`, m.Version, m.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	states := append(storetest.SummaryStates(), session.State{Status: planning.StatusExecuting,
+		Plan:  &planning.Plan{Title: "nul", Content: "a\x00b"},
+		Todos: []planning.TodoItem{{ID: "1", Content: "x\x00", Status: planning.TodoCompleted}}})
+	for i := range len(states) + 1 { // the last session saved no state
+		id := fmt.Sprintf("sess%d", i)
+		if _, err := conn.Exec(ctx, `INSERT INTO harness9.sessions (id, created, updated, workdir, model, title, mode)
+			VALUES ($1, 1, $2, '/w', 'm', 't', 'default')`, id, 100-i); err != nil {
+			t.Fatal(err)
+		}
+		if i < len(states) {
+			body, err := codec.EncodeState(states[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, `INSERT INTO harness9.session_state (session_id, updated, state) VALUES ($1, 1, $2)`, id, string(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	s := openTest(t, dsn)
+	list, err := s.ListSummaries(ctx, session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(states)+1 {
+		t.Fatalf("listed %d sessions, want %d", len(list), len(states)+1)
+	}
+	for i, got := range list {
+		var st session.State
+		if i < len(states) {
+			st = states[i]
+		}
+		done, _, total := planning.Progress(st.Todos)
+		status := st.Status
+		if status == "" {
+			status = planning.StatusIdle
+		}
+		if got.ID != fmt.Sprintf("sess%d", i) || got.Status != status || got.TodosDone != done || got.TodosTotal != total {
+			t.Errorf("session %d listed as %s %s %d/%d; want sess%d %s %d/%d",
+				i, got.ID, got.Status, got.TodosDone, got.TodosTotal, i, status, done, total)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/llm"
+	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/internal/codec"
 	"github.com/harness9/harness9/session/storetest"
@@ -411,5 +413,87 @@ func TestTruncatedWhileOpen(t *testing.T) {
 		if list, err := s.ListSummaries(ctx, session.ListOptions{}); err == nil && len(list) != 300 {
 			t.Fatalf("listing a truncated database: %d sessions and no error", len(list))
 		}
+	}
+}
+
+// TestMigrationFillsInSummaries saves sessions, messages and states with
+// the schema before the listing columns (version 4), then opens the file:
+// the migration fills each session's status, todo counts and message count
+// in from what was saved, as planning.Progress counts them, and appending
+// goes on from the right sequence number.
+func TestMigrationFillsInSummaries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "harness9.db")
+	ctx := context.Background()
+	db, err := sql.Open("sqlite", dsn(path, DefaultBusyTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations(migrationFS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:4] {
+		if err := apply(ctx, db, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	states := storetest.SummaryStates()
+	for i := range len(states) + 1 { // the last session saved no state
+		id := fmt.Sprintf("sess%d", i)
+		if _, err := db.ExecContext(ctx, `INSERT INTO sessions (id, created, updated, workdir, model, title, mode)
+			VALUES (?, 1, ?, '/w', 'm', 't', 'default')`, id, 100-i); err != nil {
+			t.Fatal(err)
+		}
+		for seq := 1; seq <= i; seq++ {
+			body, _ := codec.EncodeMessage(llm.Message{Role: llm.RoleUser, Content: fmt.Sprint(seq)})
+			if _, err := db.ExecContext(ctx, `INSERT INTO messages (session_id, seq, role, created, body) VALUES (?, ?, 'user', 1, ?)`,
+				id, seq, string(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i < len(states) {
+			body, err := codec.EncodeState(states[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO session_state (session_id, updated, state) VALUES (?, 1, ?)`, id, string(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openTest(t, path)
+	defer func() { _ = s.Close() }()
+	list, err := s.ListSummaries(ctx, session.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(states)+1 {
+		t.Fatalf("listed %d sessions, want %d", len(list), len(states)+1)
+	}
+	for i, got := range list {
+		var st session.State
+		if i < len(states) {
+			st = states[i]
+		}
+		done, _, total := planning.Progress(st.Todos)
+		status := st.Status
+		if status == "" {
+			status = planning.StatusIdle
+		}
+		if got.ID != fmt.Sprintf("sess%d", i) || got.Status != status || got.TodosDone != done || got.TodosTotal != total || got.MessageCount != i {
+			t.Errorf("session %d listed as %s %s %d/%d, %d messages; want sess%d %s %d/%d, %d messages",
+				i, got.ID, got.Status, got.TodosDone, got.TodosTotal, got.MessageCount, i, status, done, total, i)
+		}
+	}
+	if err := s.AppendMessage(ctx, "sess3", llm.Message{Role: llm.RoleUser, Content: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := s.Messages(ctx, "sess3")
+	if err != nil || len(msgs) != 4 || msgs[3].Content != "after" || msgs[2].Content != "3" {
+		t.Fatalf("messages after the migration = %+v, %v; want 1, 2, 3, after", msgs, err)
 	}
 }

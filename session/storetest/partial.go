@@ -49,7 +49,7 @@ func testListSummaries(t *testing.T, s session.Store) {
 	plain := create(t, s, session.Session{ID: "plain-aaaa", Workdir: "/a", Created: past, Updated: past.Add(time.Hour)})
 	appendMsg(t, s, plain.ID, conversation()...)
 	// Each state is saved to its own session; the newest is listed first.
-	states := summaryStates()
+	states := SummaryStates()
 	want := make([]session.Summary, len(states)+1)
 	want[len(states)] = session.Summary{Session: plain, Status: planning.StatusIdle} // nothing saved
 	for i, st := range states {
@@ -101,9 +101,12 @@ func testListSummaries(t *testing.T, s session.Store) {
 	}
 }
 
-// summaryStates are states whose listed status and counts must be what
-// planning.Progress makes of them, however a store computes them.
-func summaryStates() []session.State {
+// SummaryStates are states whose listed status and counts must be what
+// planning.Progress makes of them, however a store computes them: one of
+// each todo status, none, "todos": null, and text that only looks like a
+// completed todo. A store's own tests use them where the suite cannot
+// reach, such as a migration that fills the counts in from saved states.
+func SummaryStates() []session.State {
 	// Text that looks like a todo's status anywhere but in a todo's
 	// status field must not count.
 	decoy := `{"todos":[{"id":"1","content":"x","status":"completed"}],"status":"completed"}`
