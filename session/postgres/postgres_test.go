@@ -257,22 +257,9 @@ func TestMigrationFillsInSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != len(states)+1 {
-		t.Fatalf("listed %d sessions, want %d", len(list), len(states)+1)
+	ids := make([]string, len(states)+1)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("sess%d", i)
 	}
-	for i, got := range list {
-		var st session.State
-		if i < len(states) {
-			st = states[i]
-		}
-		done, _, total := planning.Progress(st.Todos)
-		status := st.Status
-		if status == "" {
-			status = planning.StatusIdle
-		}
-		if got.ID != fmt.Sprintf("sess%d", i) || got.Status != status || got.TodosDone != done || got.TodosTotal != total {
-			t.Errorf("session %d listed as %s %s %d/%d; want sess%d %s %d/%d",
-				i, got.ID, got.Status, got.TodosDone, got.TodosTotal, i, status, done, total)
-		}
-	}
+	storetest.CheckSummaries(t, list, ids, states)
 }

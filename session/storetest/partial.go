@@ -136,3 +136,29 @@ func SummaryStates() []session.State {
 		{Status: planning.StatusIdle, Todos: []planning.TodoItem{{ID: "1", Content: "only", Status: planning.TodoCompleted}}},
 	}
 }
+
+// CheckSummaries checks a listing of sessions whose saved states were
+// states, in listing order, each listed with the status and todo counts
+// planning.Progress makes of its state; a listed session past the end of
+// states saved none. Sessions are named by ids[i].
+func CheckSummaries(t *testing.T, list []session.Summary, ids []string, states []session.State) {
+	t.Helper()
+	if len(list) != len(ids) {
+		t.Fatalf("listed %d sessions, want %d", len(list), len(ids))
+	}
+	for i, got := range list {
+		var st session.State
+		if i < len(states) {
+			st = states[i]
+		}
+		done, _, total := planning.Progress(st.Todos)
+		status := st.Status
+		if status == "" {
+			status = planning.StatusIdle
+		}
+		if got.ID != ids[i] || got.Status != status || got.TodosDone != done || got.TodosTotal != total {
+			t.Errorf("session %d listed as %s %s %d/%d; want %s %s %d/%d",
+				i, got.ID, got.Status, got.TodosDone, got.TodosTotal, ids[i], status, done, total)
+		}
+	}
+}
