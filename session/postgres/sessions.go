@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/internal/codec"
 )
@@ -120,31 +119,18 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // List returns sessions, most recently updated first, optionally only those
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
-	out := []session.Session{}
-	err := s.list(ctx, listQuery, opts, nil, func(sess session.Session) {
-		out = append(out, sess)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return codec.Sessions(s.lister(ctx, listQuery, opts))
 }
 
 // ListSummaries is List with each session's planning status and todo
 // counts, in one query.
 func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]session.Summary, error) {
-	out := []session.Summary{}
-	var (
-		status      string
-		done, total int
-	)
-	err := s.list(ctx, summaryQuery, opts, []any{&status, &done, &total}, func(sess session.Session) {
-		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return codec.Summaries(s.lister(ctx, summaryQuery, opts), 0)
+}
+
+// lister runs a listing query (listWhere's parameters).
+func (s *Store) lister(ctx context.Context, query string, opts session.ListOptions) codec.Lister {
+	return func(extra []any, each func(session.Session)) error { return s.list(ctx, query, opts, extra, each) }
 }
 
 // list runs a listing query (listWhere's parameters) and hands each row's

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/internal/codec"
 )
@@ -133,35 +132,22 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 // List returns sessions, most recently updated first, optionally only those
 // of one workdir (exact match) and at most Limit of them.
 func (s *Store) List(ctx context.Context, opts session.ListOptions) ([]session.Session, error) {
-	out := []session.Session{}
-	err := s.list(ctx, s.stmtList, opts, nil, func(sess session.Session) {
-		out = append(out, sess)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return codec.Sessions(s.lister(ctx, s.stmtList, opts))
 }
 
 // ListSummaries is List with each session's planning status and todo
-// counts, in one query.
+// counts, in one query (after a count that sizes the result).
 func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]session.Summary, error) {
-	var (
-		status      string
-		done, total int
-		n           int
-	)
+	var n int
 	if err := s.stmtCount.QueryRowContext(ctx, listArgs(opts)...).Scan(&n); err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
-	out := make([]session.Summary, 0, n) // more may have come meanwhile: append grows it
-	err := s.list(ctx, s.stmtSummaries, opts, []any{&status, &done, &total}, func(sess session.Session) {
-		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return out, nil
+	return codec.Summaries(s.lister(ctx, s.stmtSummaries, opts), n) // more may come meanwhile: append grows it
+}
+
+// lister runs a listing statement (listWhere's parameters).
+func (s *Store) lister(ctx context.Context, stmt *sql.Stmt, opts session.ListOptions) codec.Lister {
+	return func(extra []any, each func(session.Session)) error { return s.list(ctx, stmt, opts, extra, each) }
 }
 
 // list runs a listing statement (listWhere's parameters) and hands each

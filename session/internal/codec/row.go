@@ -38,3 +38,35 @@ func (r *SessionRow) Session() (session.Session, error) {
 	s.Updated = time.Unix(0, r.updated)
 	return s, nil
 }
+
+// Lister runs a store's listing query, scanning each row's columns after
+// the session's into extra and handing each session to each.
+type Lister func(extra []any, each func(session.Session)) error
+
+// Sessions collects what list lists (Store.List).
+func Sessions(list Lister) ([]session.Session, error) {
+	out := []session.Session{}
+	err := list(nil, func(sess session.Session) { out = append(out, sess) })
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// Summaries collects what list lists with the status and todo counts
+// its query selects after the session's columns (Store.ListSummaries).
+// sizeHint, when known, is how many rows to make room for.
+func Summaries(list Lister, sizeHint int) ([]session.Summary, error) {
+	out := make([]session.Summary, 0, sizeHint)
+	var (
+		status      string
+		done, total int
+	)
+	err := list([]any{&status, &done, &total}, func(sess session.Session) {
+		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
