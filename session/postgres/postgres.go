@@ -122,9 +122,8 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// nanos converts t to the stored form; fromNanos is its inverse.
-func nanos(t time.Time) int64     { return t.UnixNano() }
-func fromNanos(n int64) time.Time { return time.Unix(0, n) }
+// nanos converts t to the stored form (codec.SessionRow reads it back).
+func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func notFound(id string) error {
 	return fmt.Errorf("%w: %q", session.ErrNotFound, id)

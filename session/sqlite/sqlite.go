@@ -197,9 +197,8 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// nanos converts t to the stored form; fromNanos is its inverse.
-func nanos(t time.Time) int64     { return t.UnixNano() }
-func fromNanos(n int64) time.Time { return time.Unix(0, n) }
+// nanos converts t to the stored form (codec.SessionRow reads it back).
+func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func notFound(id string) error {
 	return fmt.Errorf("%w: %q", session.ErrNotFound, id)
