@@ -27,8 +27,8 @@ const listWhere = listFilter + `
 	ORDER BY s.updated DESC, s.id DESC LIMIT ?2`
 
 // countQuery counts what a listing with the same parameters returns, so
-// that ListSummaries allocates its result once: growing
-// it row by row made three times the memory, all of it fresh pages.
+// that ListSummaries allocates its result once: growing it row by row
+// made three times the memory, all of it fresh pages.
 const countQuery = `SELECT min(count(*), CASE WHEN ?2 < 0 THEN count(*) ELSE ?2 END) FROM sessions AS s` + listFilter
 
 // listQuery lists sessions (List).
