@@ -85,9 +85,36 @@ func (s *State) effectiveLocked() []llm.Message {
 		return s.history[:len(s.history):len(s.history)]
 	}
 	rest := s.history[s.compaction.Covered:]
-	out := make([]llm.Message, 0, len(rest)+1)
-	out = append(out, compact.SummaryMessage(compact.RefreshActiveTasks(s.compaction.Summary, s.todos)))
-	return append(out, rest...)
+	summary := compact.RefreshActiveTasks(s.compaction.Summary, s.todos)
+	e := &s.eff
+	if e.msgs != nil && e.comp == s.compaction && e.hist == &s.history[0] && e.summary == summary && e.n <= len(rest) {
+		// The same summary over a history that only grew: add the new
+		// messages. Earlier results were returned capped, so appending
+		// never changes what a caller holds.
+		e.msgs = append(e.msgs, rest[e.n:]...)
+		e.n = len(rest)
+		return e.msgs[:len(e.msgs):len(e.msgs)]
+	}
+	out := make([]llm.Message, 0, len(rest)+1+len(rest)/4+8)
+	out = append(out, compact.SummaryMessage(summary))
+	s.eff = effective{msgs: append(out, rest...), comp: s.compaction, hist: &s.history[0], summary: summary, n: len(rest)}
+	return s.eff.msgs[:len(s.eff.msgs):len(s.eff.msgs)]
+}
+
+// effective is the last effective history of a compacted session: while
+// the summary stays the same and the history only grows, the next one is
+// this plus the new messages, made without copying the whole history and
+// with the same backing array, which the request path's memos (shape
+// checks, encodings, request bodies) reuse. Long sessions are the
+// compacted ones; copying their history for every model call made a
+// turn's cost grow with it. A new compaction, a reload or a history
+// reallocated by an append starts a new one (comp, hist).
+type effective struct {
+	msgs    []llm.Message
+	comp    *session.Compaction
+	hist    *llm.Message
+	summary string
+	n       int // messages of the history after the summary in msgs
 }
 
 // summaryActiveLocked reports whether a stored compaction summary stands in

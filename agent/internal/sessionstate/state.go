@@ -40,6 +40,7 @@ type State struct {
 	compaction *session.Compaction
 	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
 	usage      usageMark
+	eff        effective // the last effective history of a compacted session
 }
 
 // Option configures a State.

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/llm"
@@ -542,3 +544,51 @@ func contents(msgs []llm.Message) []string {
 }
 
 func sameContents(a, b []llm.Message) bool { return reflect.DeepEqual(contents(a), contents(b)) }
+
+// A compacted session's effective history grows with its history without
+// being copied again (the next one shares the last one's backing array),
+// and is rebuilt when the active tasks under the summary, the compaction
+// or the history's array change; every version equals a fresh build.
+func TestEffectiveHistoryOfACompactedSessionGrowsInPlace(t *testing.T) {
+	ctx := context.Background()
+	s := started(t, openStore(t))
+	add := func(text string) {
+		t.Helper()
+		if err := s.Append(ctx, msg(llm.RoleUser, text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 6 {
+		add(fmt.Sprint("m", i))
+	}
+	s.Compacted(ctx, session.Compaction{Summary: "## Goal\nearlier work", Covered: 4})
+	first := s.Effective()
+	add("m6")
+	second := s.Effective()
+	if len(second) != 4 || second[3].Content != "m6" || &second[0] != &first[0] {
+		t.Fatalf("after one more message: %v (shared array: %v)", contents(second), &second[0] == &first[0])
+	}
+	if second[0].Content != first[0].Content || unsafe.StringData(second[0].Content) != unsafe.StringData(first[0].Content) {
+		t.Fatal("the summary message's text was rebuilt for an unchanged summary")
+	}
+	s.TodoStore().Write([]planning.TodoItem{{ID: "1", Content: "new task", Status: planning.TodoPending}})
+	third := s.Effective()
+	if !strings.Contains(third[0].Content, "new task") {
+		t.Fatalf("the summary does not show the new active task: %q", third[0].Content)
+	}
+	if len(first) != 3 || first[2].Content != "m5" {
+		t.Fatalf("an earlier result changed: %v", contents(first))
+	}
+	s.Compacted(ctx, session.Compaction{Summary: "## Goal\nlater work", Covered: 6})
+	fourth := s.Effective()
+	if len(fourth) != 2 || !strings.HasPrefix(fourth[0].Content, "## Goal\nlater work") || fourth[1].Content != "m6" {
+		t.Fatalf("after a new compaction: %v", contents(fourth))
+	}
+	for i := range 40 { // past the array's room: a new array, the same contents
+		add(fmt.Sprint("n", i))
+	}
+	got := s.Effective()
+	if len(got) != 42 || got[41].Content != "n39" || got[1].Content != "m6" {
+		t.Fatalf("after 40 more messages: %d messages, last %q", len(got), got[len(got)-1].Content)
+	}
+}
