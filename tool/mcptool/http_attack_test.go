@@ -47,6 +47,15 @@ func TestFloodingHTTPServerIsCutOff(t *testing.T) {
 			fmt.Fprint(w, `event: message`+"\n"+`data: {"jsonrpc":"2.0","id":1,"result":{"x":"`)
 			floodWriter(w, flood)
 		},
+		// An error status with an event-stream type: the SDK reads an
+		// error response whole, whatever its type, to find a JSON-RPC
+		// error in it.
+		"error-event": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"`)
+			floodWriter(w, flood)
+		},
 		"sse": func(w http.ResponseWriter, r *http.Request) {
 			// The older transport: the GET stream's first event floods.
 			w.Header().Set("Content-Type", "text/event-stream")

@@ -443,6 +443,9 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // stdio server's line: an event of a stream, or a whole plain response.
 const maxMessage = mcp.DefaultMaxEventSize
 
+// maxErrorBody bounds the body of an HTTP error response from a server.
+const maxErrorBody = 1 << 20
+
 func httpClient(headers map[string]string) *http.Client {
 	var base http.RoundTripper = http.DefaultTransport
 	if len(headers) > 0 {
@@ -455,6 +458,9 @@ func httpClient(headers map[string]string) *http.Client {
 // past max bytes. The SDK reads such a response whole, so a server
 // answering with gigabytes would otherwise take that much memory; event
 // streams live long and are bounded per event by the transports instead.
+// An error status is capped at maxErrorBody whatever its type: the SDK
+// reads an error response whole (looking for a JSON-RPC error in it) even
+// when it claims to be an event stream, and an error needs no more.
 type cappedTransport struct {
 	base http.RoundTripper
 	max  int64
@@ -465,16 +471,24 @@ func (c cappedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || res.Body == nil {
 		return res, err
 	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt != "text/event-stream" {
-		res.Body = &cappedBody{ReadCloser: res.Body, left: c.max, url: r.URL.Redacted()}
+	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	switch {
+	case res.StatusCode < 200 || res.StatusCode > 299:
+		res.Body = newCappedBody(res.Body, min(c.max, maxErrorBody), r)
+	case mt != "text/event-stream":
+		res.Body = newCappedBody(res.Body, c.max, r)
 	}
 	return res, nil
 }
 
 type cappedBody struct {
 	io.ReadCloser
-	left int64
-	url  string
+	left, max int64
+	url       string
+}
+
+func newCappedBody(body io.ReadCloser, max int64, r *http.Request) *cappedBody {
+	return &cappedBody{ReadCloser: body, left: max, max: max, url: r.URL.Redacted()}
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -484,7 +498,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		if n, err := b.ReadCloser.Read(one[:]); n == 0 && err != nil {
 			return 0, err
 		}
-		return 0, fmt.Errorf("the MCP server at %s answered with more than %d MiB in one response", b.url, maxMessage>>20)
+		return 0, fmt.Errorf("the MCP server at %s answered with more than %d KiB in one response", b.url, b.max>>10)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
