@@ -148,7 +148,7 @@ func (c *Change) After(ctx context.Context) {
 		return
 	}
 	defer r.treeDone()
-	after, err := r.walk()
+	after, _, err := r.walk(c.before.ignores)
 	if err != nil {
 		r.log.Warn("checkpoint: could not compare the tree after a command", "err", err)
 		return

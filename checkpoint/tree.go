@@ -28,10 +28,16 @@ type cached struct {
 }
 
 // snapshot is the tracked tree before a shell call: every regular file's
-// stat and content (from the cache).
+// stat and content (from the cache), and the ignore rules it was walked
+// with.
 type snapshot struct {
-	files map[string]cached
+	files   map[string]cached
+	ignores ignoreSet
 }
+
+// ignoreSet holds the .gitignore rules in force in each directory a walk
+// entered, by root-relative path ("." for the root).
+type ignoreSet map[string]*ignore.Rules
 
 // changed lists the paths whose presence or stat differ between the
 // snapshot and after, sorted.
@@ -76,7 +82,7 @@ func (r *Recorder) snapshot() (*snapshot, error) {
 // files not read yet are left out of the cache, and the snapshot is only
 // good for Warm).
 func (r *Recorder) fill(ctx context.Context) (*snapshot, error) {
-	files, err := r.walk()
+	files, ignores, err := r.walk(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -114,16 +120,28 @@ func (r *Recorder) fill(ctx context.Context) (*snapshot, error) {
 	r.mu.Lock()
 	r.cache = next
 	r.mu.Unlock()
-	return &snapshot{files: next}, nil
+	return &snapshot{files: next, ignores: ignores}, nil
 }
 
 // walk stats every regular file of the tree that git would not ignore,
 // skipping version-control directories and the workspace's deny list. It
 // fails when the tree holds more than the file limit.
-func (r *Recorder) walk() (map[string]stat, error) {
+//
+// With before (the rules of the walk before a call), a directory that walk
+// entered keeps the rules it had then: a call that rewrites or removes a
+// .gitignore must not make the files it hid look like files the call
+// created, or undo would delete them. Only directories new since then read
+// their own .gitignore.
+func (r *Recorder) walk(before ignoreSet) (map[string]stat, ignoreSet, error) {
 	root := r.ws.Root()
 	files := map[string]stat{}
-	ignores := map[string]*ignore.Rules{".": nil}
+	ignores := ignoreSet{".": nil}
+	rulesOf := func(dir string, parent *ignore.Rules, parts []string) *ignore.Rules {
+		if rules, ok := before[dir]; ok {
+			return rules
+		}
+		return parent.With(readIgnore(r.ws, dir), parts)
+	}
 	err := filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if abs == root {
@@ -136,13 +154,13 @@ func (r *Recorder) walk() (map[string]stat, error) {
 		rules := ignores[filepath.Dir(rel)]
 		if d.IsDir() {
 			if rel == "." {
-				ignores["."] = rules.With(readIgnore(r.ws, "."), nil)
+				ignores["."] = rulesOf(".", rules, nil)
 				return nil
 			}
 			if ignore.SkippedDirs[d.Name()] || rules.Ignored(parts, true) || r.ws.Denied(abs) {
 				return filepath.SkipDir
 			}
-			ignores[rel] = rules.With(readIgnore(r.ws, rel), parts)
+			ignores[rel] = rulesOf(rel, rules, parts)
 			return nil
 		}
 		if !d.Type().IsRegular() || rules.Ignored(parts, false) {
@@ -160,9 +178,9 @@ func (r *Recorder) walk() (map[string]stat, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return files, nil
+	return files, ignores, nil
 }
 
 // readIgnore reads dir's .gitignore through the workspace, so a planted
