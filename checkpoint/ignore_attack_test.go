@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // A shell call (or a sub-agent) rewrites .gitignore so that files it was
@@ -49,5 +50,37 @@ func TestUnignoringFilesDoesNotMakeUndoDeleteThem(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.dir, "new.go")); !os.IsNotExist(err) {
 		t.Errorf("new.go, which the call created, should be gone after undo: %v", err)
+	}
+}
+
+// A shell call moves a file out of an ignored directory into the tracked
+// tree (mv keeps its modification time): the tree after the call holds a
+// file the tree before did not, but the call did not create it. Undo must
+// not delete the only copy of the user's file.
+func TestUndoKeepsAFileMovedInFromAnIgnoredPlace(t *testing.T) {
+	f := setup(t)
+	f.write(t, ".gitignore", "private/\n", 0o644)
+	f.write(t, "private/notes.txt", "the user's notes", 0o644)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(f.dir, "private/notes.txt"), old, old); err != nil {
+		t.Fatal(err)
+	}
+
+	f.rec.Begin(f.id, "tidy up")
+	f.change(t, nil, true, func() {
+		if err := os.Rename(filepath.Join(f.dir, "private/notes.txt"), filepath.Join(f.dir, "notes.txt")); err != nil {
+			t.Fatal(err)
+		}
+		f.write(t, "made.txt", "made by the call", 0o644)
+	})
+
+	f.rewind(t, 1, nil)
+	_, errPrivate := os.Stat(filepath.Join(f.dir, "private/notes.txt"))
+	_, errMoved := os.Stat(filepath.Join(f.dir, "notes.txt"))
+	if errPrivate != nil && errMoved != nil {
+		t.Fatalf("undo lost the user's notes: %v; %v", errPrivate, errMoved)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "made.txt")); !os.IsNotExist(err) {
+		t.Errorf("made.txt, which the call wrote, should be gone after undo: %v", err)
 	}
 }

@@ -154,6 +154,13 @@ func (c *Change) After(ctx context.Context) {
 		return
 	}
 	for _, rel := range c.before.changed(after) {
+		if _, had := c.before.files[rel]; !had {
+			if st, ok := after[rel]; ok && !c.before.madeSince(st) {
+				r.log.Warn("checkpoint: a file a command moved or copied in keeping its old time is not covered by undo",
+					"path", rel)
+				continue
+			}
+		}
 		prior := c.before.prior(rel)
 		if err := r.keepPrior(ctx, rel, &prior); err != nil {
 			r.log.Warn("checkpoint: could not record a file a command changed", "path", rel, "err", err)

@@ -33,6 +33,21 @@ type cached struct {
 type snapshot struct {
 	files   map[string]cached
 	ignores ignoreSet
+	at      time.Time // when the walk began
+}
+
+// clockSlack is how far a new file's modification time may lie before the
+// snapshot for the file still to count as written after it: file times
+// come from a coarser clock than time.Now, and FAT rounds them to 2s.
+const clockSlack = 3 * time.Second
+
+// madeSince reports whether a file not in the snapshot, with stat st
+// after a call, may have been written by the call. A file whose time
+// predates the snapshot was moved or copied in with its time kept (mv out
+// of an ignored directory, cp -p, tar x): undo must not delete what may be
+// the only copy of the user's file.
+func (s *snapshot) madeSince(st stat) bool {
+	return !st.mtime.Before(s.at.Add(-clockSlack))
 }
 
 // ignoreSet holds the .gitignore rules in force in each directory a walk
@@ -82,6 +97,7 @@ func (r *Recorder) snapshot() (*snapshot, error) {
 // files not read yet are left out of the cache, and the snapshot is only
 // good for Warm).
 func (r *Recorder) fill(ctx context.Context) (*snapshot, error) {
+	at := time.Now()
 	files, ignores, err := r.walk(nil)
 	if err != nil {
 		return nil, err
@@ -120,7 +136,7 @@ func (r *Recorder) fill(ctx context.Context) (*snapshot, error) {
 	r.mu.Lock()
 	r.cache = next
 	r.mu.Unlock()
-	return &snapshot{files: next, ignores: ignores}, nil
+	return &snapshot{files: next, ignores: ignores, at: at}, nil
 }
 
 // walk stats every regular file of the tree that git would not ignore,
