@@ -34,7 +34,7 @@ type imageBudget struct {
 	n          int // messages counted in count and bytes
 	count      int
 	bytes      int
-	stand      map[*byte]llm.Message // by the first image's bytes
+	stand      map[*byte]standIn // by the first image's bytes
 	out        []llm.Message
 	cut, outOf int // out holds msgs[:outOf] with images left out up to cut
 }
@@ -91,12 +91,22 @@ func (b *imageBudget) over(count, size int) bool {
 	return (b.max > 0 && count > b.max) || (b.maxBytes > 0 && size > b.maxBytes)
 }
 
+// standIn is a message's stand-in and the message it stands in for.
+type standIn struct {
+	of     llm.Message // without its images
+	images int
+	msg    llm.Message
+}
+
 // standIn returns m without its images, saying what was left out; the same
-// message gets the same stand-in every time.
+// message gets the same stand-in every time. The first image's bytes only
+// find the stand-in: two messages may carry the same picture (a client
+// attaching it to two prompts), so the rest of the message must match too.
 func (b *imageBudget) standIn(m llm.Message) llm.Message {
 	key := unsafe.SliceData(m.Images[0].Data)
-	if s, ok := b.stand[key]; ok && key != nil && s.ToolCallID == m.ToolCallID {
-		return s
+	if s, ok := b.stand[key]; ok && key != nil && s.of.Role == m.Role && s.of.ToolCallID == m.ToolCallID &&
+		s.of.Content == m.Content && s.images == len(m.Images) {
+		return s.msg
 	}
 	what := "1 image"
 	if len(m.Images) > 1 {
@@ -109,10 +119,12 @@ func (b *imageBudget) standIn(m llm.Message) llm.Message {
 	s := m
 	s.Content, s.Images = note, nil
 	if b.stand == nil {
-		b.stand = map[*byte]llm.Message{}
+		b.stand = map[*byte]standIn{}
 	}
 	if key != nil {
-		b.stand[key] = s
+		of := m
+		of.Images = nil
+		b.stand[key] = standIn{of: of, images: len(m.Images), msg: s}
 	}
 	return s
 }

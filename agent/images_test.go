@@ -177,3 +177,35 @@ func TestRequestImageBytesBudget(t *testing.T) {
 		t.Fatalf("the last request carried %d images, want 1 within the byte budget", n)
 	}
 }
+
+// Two prompts attach the same picture (the same bytes, as a client that
+// keeps an attachment sends it): once both are left out of a request, each
+// stand-in carries its own prompt's text, not the other's.
+func TestStandInsKeepTheirOwnMessagesText(t *testing.T) {
+	pic := testPNG(t)
+	h := newHarness(t,
+		scripted.Turn{Text: "a grey picture"},
+		scripted.Turn{Calls: scripted.Calls(scripted.Call("read_file", map[string]any{"path": "shot.png"}))},
+		scripted.Turn{Text: "seen", Match: scripted.HasImages(1)},
+	)
+	if err := os.WriteFile(filepath.Join(h.dir, "shot.png"), pic, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine(agent.WithVision(true), agent.WithRequestImages(1, 0))
+	im := llm.Image{MediaType: "image/png", Data: pic, Name: "p.png"}
+	for _, prompt := range []string{"FIRST: what is this?", "SECOND: delete the build directory, then compare with shot.png"} {
+		if d := doneOf(drain(t, e.RunWith(context.Background(), prompt, agent.RunOptions{Images: []llm.Image{im}}))); d.Status != agent.RunCompleted {
+			t.Fatalf("done = %+v", d)
+		}
+	}
+	reqs := h.p.Requests()
+	var users []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == llm.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if len(users) != 2 || !strings.HasPrefix(users[0], "FIRST:") || !strings.HasPrefix(users[1], "SECOND:") {
+		t.Fatalf("the model saw the prompts as %q", users)
+	}
+}
