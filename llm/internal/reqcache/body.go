@@ -3,6 +3,7 @@ package reqcache
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -73,21 +74,41 @@ func (b *Buffers) put(body *Body) {
 
 func (b *Body) reader() io.ReadCloser {
 	b.refs.Add(1)
-	return &bodyReader{Reader: bytes.NewReader(b.buf), body: b}
+	return &bodyReader{r: bytes.NewReader(b.buf), body: b}
 }
 
+// bodyReader is one reader of a Body for the HTTP transport. net/http may
+// Close a request body while a Read is under way or before one (HTTP/2
+// closes it from another goroutine when a stream is aborted), and Close
+// lets the buffer be reused for the next request: a Read and a Close are
+// therefore serialized, and nothing is read once the reader is closed.
 type bodyReader struct {
-	*bytes.Reader
+	mu     sync.Mutex
+	r      *bytes.Reader
 	body   *Body
-	closed atomic.Bool
+	closed bool
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, errReaderClosed
+	}
+	return r.r.Read(p)
 }
 
 func (r *bodyReader) Close() error {
-	if r.closed.CompareAndSwap(false, true) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
 		r.body.Release()
 	}
 	return nil
 }
+
+var errReaderClosed = errors.New("reqcache: read of a closed request body")
 
 type bodyKey struct{}
 
