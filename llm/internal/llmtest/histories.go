@@ -73,7 +73,7 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 	cur := 0
 	for made := 0; made < n; {
 		c := &convs[cur]
-		switch op := r.IntN(20); {
+		switch op := r.IntN(27); {
 		case op < 12 || len(c.Messages) < 4:
 			turn(c)
 		case op == 12:
@@ -107,6 +107,58 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 					break
 				}
 			}
+		case op == 19:
+			// A user message with pictures, with or without text.
+			m := llm.Message{Role: llm.RoleUser, Images: []llm.Image{{MediaType: "image/jpeg", Data: fmt.Appendf(nil, "JFIF %d", r.IntN(1000))}}}
+			if r.IntN(2) == 0 {
+				m.Content = "look at this"
+				m.Images = append(m.Images, llm.Image{MediaType: "image/png", Data: []byte("\x89PNG second")})
+			}
+			c.Messages = append(c.Messages, m)
+		case op == 20:
+			// A message with nothing to send: an empty assistant reply, or
+			// an empty user message.
+			role := llm.RoleAssistant
+			if r.IntN(2) == 0 {
+				role = llm.RoleUser
+			}
+			c.Messages = append(c.Messages, llm.Message{Role: role})
+		case op == 21:
+			// A user message slipped in among tool results (a steering
+			// message stored while tools ran): the image-carrying user
+			// messages the OpenAI body adds go after the tool messages.
+			for i := range c.Messages {
+				if c.Messages[i].Role == llm.RoleTool && r.IntN(2) == 0 {
+					c.Messages = append(c.Messages[:i:i], append([]llm.Message{{Role: llm.RoleUser, Content: "steer"}}, c.Messages[i:]...)...)
+					break
+				}
+			}
+		case op == 22:
+			// A field other than the text changed in place.
+			m := &c.Messages[r.IntN(len(c.Messages))]
+			switch r.IntN(4) {
+			case 0:
+				m.IsError = !m.IsError
+			case 1:
+				m.ToolCallID += "x"
+			case 2:
+				m.Name += "x"
+			case 3:
+				m.Reasoning += "hmm"
+			}
+		case op == 23:
+			// A picture added to an existing message, or its type changed.
+			m := &c.Messages[r.IntN(len(c.Messages))]
+			if len(m.Images) > 0 && r.IntN(2) == 0 {
+				m.Images[0].MediaType = "image/webp"
+			} else if m.Role == llm.RoleUser || m.Role == llm.RoleTool {
+				m.Images = append(m.Images, llm.Image{MediaType: "image/gif", Data: []byte("GIF89a added")})
+			}
+		case op == 24:
+			// The whole history dropped (a new session on the provider).
+			c.Messages = c.Messages[:0:0]
+		case op == 25:
+			// The same history sent again (a retry by the caller).
 		default:
 			cur = 1 - cur
 			continue
