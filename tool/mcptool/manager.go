@@ -23,11 +23,17 @@ import (
 // tools.
 const DefaultTimeout = 10 * time.Second
 
+// DefaultCallTimeout bounds one tool call on a server: a server that never
+// answers, or keeps a call's stream alive with notifications and no
+// result, would otherwise hold the agent forever.
+const DefaultCallTimeout = 10 * time.Minute
+
 // Option configures Connect.
 type Option func(*options)
 
 type options struct {
 	timeout    time.Duration
+	callTime   time.Duration // bounds one tool call (WithCallTimeout)
 	dir        string
 	version    string
 	transports map[string]mcp.Transport
@@ -91,6 +97,16 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// WithCallTimeout sets how long one tool call may take before it is given
+// up and the model told so (default DefaultCallTimeout).
+func WithCallTimeout(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.callTime = d
+		}
+	}
+}
+
 // WithDir sets the working directory of stdio servers (default: the
 // harness's own).
 func WithDir(dir string) Option { return func(o *options) { o.dir = dir } }
@@ -147,7 +163,7 @@ type server struct {
 // timeout. The returned Manager is never nil and must be closed. The error is
 // non-nil only when ctx ended before the servers were started.
 func Connect(ctx context.Context, servers map[string]ServerConfig, opts ...Option) (*Manager, error) {
-	o := options{timeout: DefaultTimeout, version: "dev"}
+	o := options{timeout: DefaultTimeout, callTime: DefaultCallTimeout, version: "dev"}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -200,7 +216,7 @@ func startServer(ctx context.Context, s *server, cfg ServerConfig, o options) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		session, tools, err := initialise(ctx, s.name, t, o.version, o.readOnly[s.name])
+		session, tools, err := initialise(ctx, s.name, t, o.version, o.readOnly[s.name], o.callTime)
 		done <- outcome{session, tools, err}
 	}()
 	select {
@@ -338,7 +354,7 @@ func (t *startedTransport) stop() {
 }
 
 // initialise runs the MCP handshake and lists the server's tools.
-func initialise(ctx context.Context, name string, t mcp.Transport, version string, readOnly []string) (*mcp.ClientSession, []tool.Tool, error) {
+func initialise(ctx context.Context, name string, t mcp.Transport, version string, readOnly []string, callTime time.Duration) (*mcp.ClientSession, []tool.Tool, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "harness9", Version: version}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{}, // no roots, sampling or elicitation
 	})
@@ -355,6 +371,7 @@ func initialise(ctx context.Context, name string, t mcp.Transport, version strin
 			}
 			tl := newMCPTool(name, session, mt)
 			tl.readOnly = tl.readOnly || slices.Contains(readOnly, mt.Name)
+			tl.timeout = callTime
 			tools = append(tools, tl)
 		}
 	}

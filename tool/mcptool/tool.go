@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"time"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/picture"
@@ -28,6 +29,7 @@ type mcpTool struct {
 	schema      json.RawMessage
 	readOnly    bool
 	session     *mcp.ClientSession
+	timeout     time.Duration // bounds one call; 0: none
 }
 
 func newMCPTool(server string, session *mcp.ClientSession, t *mcp.Tool) *mcpTool {
@@ -90,10 +92,20 @@ func (t *mcpTool) Execute(ctx context.Context, input json.RawMessage) (tool.Resu
 	if !json.Valid(args) || args[0] != '{' {
 		return tool.Errorf("%s: arguments must be one JSON object matching the schema", t.name), nil
 	}
-	res, err := t.session.CallTool(ctx, &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(args)})
+	call := ctx
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		call, cancel = context.WithTimeout(ctx, t.timeout)
+		defer cancel()
+	}
+	res, err := t.session.CallTool(call, &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(args)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()
+		}
+		if call.Err() != nil {
+			return tool.Errorf("MCP server %s, tool %s: no result within %s, so the call was given up; "+
+				"try smaller steps, or another way", t.server, t.remote, t.timeout), nil
 		}
 		return tool.Errorf("MCP server %s, tool %s: %v", t.server, t.remote, err), nil
 	}
