@@ -87,14 +87,33 @@ func Expand(ws *tool.Workspace, prompt string) (string, []Attached) {
 		if b.Len() == 0 {
 			b.WriteString("\n\nFiles the user attached:")
 		}
-		fmt.Fprintf(&b, "\n<file path=%q>\n%s", path, data)
+		// The content sits in a code fence longer than any run of
+		// backticks in it: a repository file that writes "</file>" and
+		// then text of its own cannot end the attachment early and have
+		// that text read as the user's.
+		fence := strings.Repeat("`", max(3, longestRun(data, '`')+1))
+		fmt.Fprintf(&b, "\n<file path=%q>\n%s\n%s", path, fence, data)
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			b.WriteByte('\n')
 		}
-		b.WriteString("</file>")
+		b.WriteString(fence + "\n</file>")
 		report = append(report, Attached{Path: path, Lines: bytes.Count(data, []byte("\n")) + boolInt(len(data) > 0 && data[len(data)-1] != '\n')})
 	}
 	return prompt + b.String(), report
+}
+
+// longestRun is the length of the longest run of c in data.
+func longestRun(data []byte, c byte) int {
+	longest, run := 0, 0
+	for _, d := range data {
+		if d == c {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
 }
 
 func boolInt(b bool) int {
