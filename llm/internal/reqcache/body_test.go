@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/harness9/harness9/llm"
@@ -150,4 +151,55 @@ func TestMessagesConcurrentCallsKeepTheirOwnEncodings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// A message changed in place after a call is encoded again, whichever
+// field changed; one rebuilt with equal contents at new addresses is not
+// (it is confirmed by the full check instead of its slot).
+func TestMessagesNoticeChangesInPlace(t *testing.T) {
+	var c Messages[string]
+	encoded := 0
+	enc := func(m llm.Message) (string, error) {
+		encoded++
+		s := m.Content + "|" + m.ToolCallID + "|" + m.Name + "|" + strconv.FormatBool(m.IsError)
+		for _, tc := range m.ToolCalls {
+			s += "|" + tc.ID + ":" + tc.Name + ":" + string(tc.Input)
+		}
+		return s, nil
+	}
+	hist := []llm.Message{
+		{Role: llm.RoleAssistant, Content: "calling", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Input: []byte(`{"path":"a"}`)}}},
+		{Role: llm.RoleTool, ToolCallID: "c1", Name: "read_file", Content: "text of a"},
+	}
+	check := func(step string, wantEncoded int) {
+		t.Helper()
+		out, _, err := c.Encode(hist, enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range hist {
+			want, _ := enc(hist[i])
+			encoded--
+			if out[i] != want {
+				t.Fatalf("%s: message %d encoded as %q, want %q", step, i, out[i], want)
+			}
+		}
+		if encoded != wantEncoded {
+			t.Fatalf("%s: %d encodings made, want %d", step, encoded, wantEncoded)
+		}
+	}
+	check("first call", 2)
+	check("unchanged", 2)
+	hist[0].ToolCalls[0].Input[10] = 'b' // the input's bytes, in place
+	check("input changed in place", 3)
+	hist[0].ToolCalls[0].ID = string([]byte("c1")) // equal text, new address
+	check("id rebuilt equal", 3)
+	hist[0].ToolCalls[0].Name = "glob"
+	check("name changed", 4)
+	hist[1].IsError = true
+	check("flag changed", 5)
+	hist[1].Content = strings.Clone(hist[1].Content) // equal text, new address
+	check("content rebuilt equal", 5)
+	hist[1].Content = "text of b"
+	check("content changed", 6)
 }

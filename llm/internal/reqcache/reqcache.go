@@ -39,8 +39,8 @@ type Messages[V any] struct {
 	calls   uint64
 	// last is the previous call's entries in order. An agent's next call
 	// is the previous one plus a few messages, so message i is usually
-	// last[i], found without hashing.
-	last []*entry[V]
+	// last[i], found without hashing, and confirmed from the slot alone.
+	last []slot[V]
 	// spare holds slices given back by Recycle for the next Encode.
 	spare [][]V
 	// ids numbers entries as they are made; an id is never given twice.
@@ -112,9 +112,14 @@ func (c *Messages[V]) EncodeIDs(msgs []llm.Message, encode func(llm.Message) (V,
 	last := c.last
 	for i := range msgs {
 		m := &msgs[i]
+		if i < len(last) && last[i].holds(m) {
+			out[i] = last[i].v
+			ids = append(ids, last[i].id)
+			continue
+		}
 		var e *entry[V]
-		if i < len(last) && last[i].matches(m) {
-			e = last[i]
+		if i < len(last) && last[i].e.matches(m) {
+			e = last[i].e
 		} else if found, ok := c.entries[keyOf(m)]; ok && found.matches(m) {
 			e = found
 		} else {
@@ -130,10 +135,11 @@ func (c *Messages[V]) EncodeIDs(msgs []llm.Message, encode func(llm.Message) (V,
 		}
 		// Rewriting last in place is safe: position i is never read again
 		// in this call.
+		sl := slot[V]{e: e, v: e.v, id: e.id, seen: *m, calls: sumCalls(m.ToolCalls)}
 		if i < len(last) {
-			last[i] = e
+			last[i] = sl
 		} else {
-			last = append(last, e)
+			last = append(last, sl)
 		}
 		e.used = c.calls
 		out[i] = e.v
@@ -189,6 +195,11 @@ func (c *Messages[V]) sweep(n int) {
 	if len(c.entries) <= 2*n+256 {
 		return
 	}
+	// Hits confirmed from their slot do not touch their entry: the
+	// entries of the current order are in use.
+	for i := range c.last {
+		c.last[i].e.used = c.calls
+	}
 	for k, e := range c.entries {
 		if e.used+keepCalls < c.calls {
 			delete(c.entries, k)
@@ -241,6 +252,71 @@ func (e *entry[V]) matches(m *llm.Message) bool {
 		}
 	}
 	return true
+}
+
+// slot is one position of the previous call: its entry, what a hit needs
+// (the encoding and its id), and the message as the caller held it then.
+// A message the caller has not touched since (the same texts at the same
+// addresses, tool calls that sum the same, no images) is confirmed without
+// visiting its entry: over a long history the entries are scattered in
+// memory, and visiting each made a turn's cost grow with the session.
+type slot[V any] struct {
+	e     *entry[V]
+	v     V
+	id    uint64
+	seen  llm.Message // a shallow copy: its strings and slices are the caller's
+	calls uint64      // sumCalls of its tool calls then
+}
+
+// holds reports whether m is, unchanged, the message the slot saw. It
+// answers false (the full check decides) whenever it cannot tell cheaply:
+// a text at another address, or images, whose sums cost a hash of their
+// bytes.
+func (s *slot[V]) holds(m *llm.Message) bool {
+	a := &s.seen
+	if s.e == nil || a.Role != m.Role || !identical(a.Content, m.Content) || !identical(a.Reasoning, m.Reasoning) ||
+		!identical(a.ToolCallID, m.ToolCallID) || !identical(a.Name, m.Name) || a.IsError != m.IsError ||
+		len(a.ToolCalls) != len(m.ToolCalls) || len(a.Images) > 0 || len(m.Images) > 0 {
+		return false
+	}
+	return len(m.ToolCalls) == 0 || sumCalls(m.ToolCalls) == s.calls
+}
+
+// identical reports whether a and b are the same bytes at the same address.
+func identical(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// sumCalls sums what an encoding depends on in calls: each id, name and
+// input (a nil input apart from an empty one), with FNV-1a: the sum is
+// there to notice a change the caller made in place, not to resist one
+// crafted against it (nothing outside the process writes this memory), and
+// a hash with a seed cost more than the rest of a hit together.
+func sumCalls(calls []llm.ToolCall) uint64 {
+	if len(calls) == 0 {
+		return 0
+	}
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for i := range calls {
+		c := &calls[i]
+		for j := 0; j < len(c.ID); j++ {
+			h = (h ^ uint64(c.ID[j])) * prime
+		}
+		h = (h ^ 0x100) * prime
+		for j := 0; j < len(c.Name); j++ {
+			h = (h ^ uint64(c.Name[j])) * prime
+		}
+		h = (h ^ 0x101) * prime
+		if c.Input == nil {
+			h = (h ^ 0x102) * prime
+		}
+		for _, b := range c.Input {
+			h = (h ^ uint64(b)) * prime
+		}
+		h = (h ^ 0x103) * prime
+	}
+	return h
 }
 
 // same reports whether a and b are equal, without a call when they share
