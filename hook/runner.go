@@ -254,14 +254,11 @@ func (r *Runner) exec(ctx context.Context, h Hook, payload []byte) result {
 		}
 		cleanup = func() { p.Cleanup() }
 	} else {
-		// A session of its own: no terminal to read, and the whole
-		// session can be killed.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		ownSession(cmd)
 		if err := cmd.Start(); err != nil {
 			return result{problem: "could not start it: " + err.Error()}
 		}
-		pid := cmd.Process.Pid
-		cleanup = func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+		cleanup = func() { killTree(cmd) }
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -277,7 +274,7 @@ func (r *Runner) exec(ctx context.Context, h Hook, payload []byte) result {
 		stopped = "cancelled with the run; it and every process it started were killed"
 	}
 	if stopped != "" {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killTree(cmd)
 		err = <-done
 	}
 	cleanup()

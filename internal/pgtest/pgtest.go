@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package pgtest gives tests a real, throwaway PostgreSQL server: a cluster
 // made by initdb in a temporary directory, started by pg_ctl on a random
 // free port with its unix socket beside it, and deleted when the tests end.

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package temporaltest starts a Temporal dev server for tests: the
 // `temporal` CLI's `server start-dev`, headless, on free ports, with its
 // database in the test's temporary directory, stopped when the test ends.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -28,6 +29,19 @@ func WithMaxOutput(int) BashOption { return func(*Bash) {} }
 
 // WithKillGrace sets the SIGTERM to SIGKILL delay (unused here).
 func WithKillGrace(time.Duration) BashOption { return func(*Bash) {} }
+
+// WithBaseEnv sets the commands' environment (unused here).
+func WithBaseEnv([]string) BashOption { return func(*Bash) {} }
+
+// WithHiddenEnv names variables kept from commands (unused here).
+func WithHiddenEnv(...string) BashOption { return func(*Bash) {} }
+
+// WithSandbox confines commands (unused here: there is no kernel sandbox).
+func WithSandbox(*sandbox.Sandbox) BashOption { return func(*Bash) {} }
+
+// WithUnconfinedReadOnly lets Plan Mode run unconfined commands behind the
+// parse gate (unused here).
+func WithUnconfinedReadOnly(bool) BashOption { return func(*Bash) {} }
 
 // NewBash returns the bash tool.
 func NewBash(*tool.Workspace, ...BashOption) *Bash {
