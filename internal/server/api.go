@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,13 +75,22 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return badReq("Content-Type must be application/json, not %q", ct)
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.maxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return err
 		}
+		return badReq("reading the request body: %v", err)
+	}
+	// encoding/json would replace invalid UTF-8 with U+FFFD and go on: the
+	// prompt the model sees and the title stored would not be what was sent.
+	if !utf8.Valid(body) {
+		return badReq("the request body is not valid UTF-8; send JSON text in UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
 			return badReq("the request body is empty; send a JSON object")
 		}
@@ -160,6 +170,11 @@ type SessionInfo struct {
 	Total    int       `json:"todos_total"`
 	Running  bool      `json:"running"`
 	Messages int       `json:"message_count"`
+	// LastRun is how the newest run this server process drove ended
+	// (completed, stalled, cancelled, max_turns, error, awaiting_approval);
+	// absent when it drove none. Status returns to idle when a plan
+	// completes; this keeps the outcome.
+	LastRun string `json:"last_run,omitempty"`
 }
 
 // SessionDetail is one session with its plan, todos and transcript.
@@ -172,23 +187,26 @@ type SessionDetail struct {
 	Transcript  []llm.Message       `json:"messages,omitempty"`
 }
 
-func (s *Server) running(id string) bool {
+// liveState is whether the server runs session id now and how its newest
+// run ended, as far as this process knows.
+func (s *Server) liveState(id string) (running bool, lastRun string) {
 	s.mu.Lock()
 	l := s.sessions[id]
 	s.mu.Unlock()
 	if l == nil {
-		return false
+		return false, ""
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.running
+	return l.running, l.lastRun
 }
 
-func infoOf(sum session.Summary, running bool) SessionInfo {
+func (s *Server) infoOf(sum session.Summary) SessionInfo {
 	sess := sum.Session
+	running, lastRun := s.liveState(sess.ID)
 	return SessionInfo{ID: sess.ID, Title: sess.Title, Workdir: sess.Workdir, Model: sess.Model, Mode: sess.Mode.String(),
 		Status: string(sum.Status), Created: sess.Created, Updated: sess.Updated, Done: sum.TodosDone, Total: sum.TodosTotal,
-		Running: running, Messages: sess.MessageCount}
+		Running: running, Messages: sess.MessageCount, LastRun: lastRun}
 }
 
 // sessionsFor lists the sessions the caller's roots reach.
@@ -200,7 +218,7 @@ func (s *Server) sessionsFor(ctx context.Context, p *principal) ([]SessionInfo, 
 	out := []SessionInfo{}
 	for _, l := range list {
 		if p.allows(l.Session.Workdir) {
-			out = append(out, infoOf(l, s.running(l.Session.ID)))
+			out = append(out, s.infoOf(l))
 		}
 	}
 	return out, nil
@@ -222,7 +240,7 @@ func (s *Server) detail(ctx context.Context, sess session.Session, withMessages 
 		return SessionDetail{}, err
 	}
 	l := s.liveFor(sess.ID)
-	d := SessionDetail{SessionInfo: infoOf(session.Summarize(sess, st), s.running(sess.ID)), Plan: st.Plan,
+	d := SessionDetail{SessionInfo: s.infoOf(session.Summarize(sess, st)), Plan: st.Plan,
 		Todos: eventjson.TodoItems(st.Todos), Asks: []any{}, LastEventID: l.hub.last()}
 	for _, a := range l.pendingAsks() {
 		d.Asks = append(d.Asks, askObject(a))

@@ -206,3 +206,70 @@ func TestCancelRun(t *testing.T) {
 	s.until("done", map[string]any{"status": "cancelled"})
 	s.until("state", map[string]any{"running": false})
 }
+
+// A body that is not UTF-8 is refused, and nothing is created: encoding/json
+// would have replaced the bytes with U+FFFD, so the session's title and the
+// prompt the model saw would not be what the client sent.
+func TestInvalidUTF8Refused(t *testing.T) {
+	e := newEnv(t, planScript)
+	body := `{"workdir": "` + e.rootA + `", "mode": "plan", "title": "caf` + "\xe9" + `", "prompt": "x` + "\xff\xfe" + `"}`
+	r := e.do("POST", "/api/sessions", e.tokA, body)
+	if r.code != http.StatusBadRequest || !strings.Contains(r.raw, "UTF-8") {
+		t.Fatalf("a body with invalid UTF-8: %d %s, want 400 naming UTF-8", r.code, r.raw)
+	}
+	if l := e.do("GET", "/api/sessions", e.tokA, nil); strings.Contains(l.raw, "\ufffd") || strings.Contains(l.raw, `"id"`) {
+		t.Fatalf("a session was created anyway: %s", l.raw)
+	}
+}
+
+// A session belongs to the root it was created in. Its workdir replaced
+// afterwards by a link into another token's root does not hand it to that
+// token: access is decided by the workdir the session was created with, not
+// by where a link points now.
+func TestReplacedWorkdirDoesNotChangeOwner(t *testing.T) {
+	e := newEnv(t, planScript)
+	proj := filepath.Join(e.rootA, "proj")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	id := e.create(e.tokA, map[string]any{"workdir": proj, "mode": "plan", "prompt": "write two files"})
+	s := e.subscribe(id, e.tokA, "")
+	s.until("state", map[string]any{"status": "awaiting_approval", "running": false})
+
+	target := filepath.Join(e.rootB, "x")
+	if err := os.Mkdir(target, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(proj); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, proj); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.do("GET", "/api/sessions/"+id, e.tokB, nil); r.code != http.StatusNotFound {
+		t.Errorf("show with token B after the workdir became a link into B's root: %d %.200s, want 404", r.code, r.raw)
+	}
+	// The event stream: only its status is read (a 200 would stream forever).
+	req, _ := http.NewRequest("GET", e.ts.URL+"/api/sessions/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+e.tokB)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("events with token B: %d, want 404", resp.StatusCode)
+	}
+	if r := e.do("POST", "/api/sessions/"+id+"/review", e.tokB, map[string]any{"choice": "approve_auto"}); r.code != http.StatusNotFound {
+		t.Errorf("review with token B: %d %s, want 404", r.code, r.raw)
+	}
+	if list := e.do("GET", "/api/sessions", e.tokB, nil); strings.Contains(list.raw, id) {
+		t.Errorf("token B lists A's session: %s", list.raw)
+	}
+	if r := e.do("GET", "/api/sessions/"+id, e.tokA, nil); r.code != http.StatusOK {
+		t.Errorf("token A lost its session: %d %s", r.code, r.raw)
+	}
+	if entries, _ := os.ReadDir(target); len(entries) != 0 {
+		t.Errorf("files appeared in B's root: %v", entries)
+	}
+}

@@ -177,11 +177,12 @@ func checkCSRF(p *principal, r *http.Request) error {
 	return nil
 }
 
-// allows reports whether the caller may use a session in dir.
+// allows reports whether the caller may use a session in dir, a resolved
+// path: the workdir a session was created with (resolved then) or one a
+// request names (resolved by resolveDir). It is compared as it is, never
+// resolved again: a session belongs to the root it was created in, and a
+// workdir replaced later by a link into another token's root must not hand
+// the session to that token.
 func (p *principal) allows(dir string) bool {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return false
-	}
-	return withinAny(real, p.roots)
+	return filepath.IsAbs(dir) && withinAny(filepath.Clean(dir), p.roots)
 }

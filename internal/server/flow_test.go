@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -46,6 +47,15 @@ func TestPlanApproveExecute(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(e.rootA, f)); err != nil || len(b) != 1 {
 			t.Errorf("%s: %q %v", f, b, err)
 		}
+	}
+	// The status returns to idle, and the outcome stays visible: in the
+	// state event the page shows, and in the API.
+	s.until("state", map[string]any{"status": "idle", "running": false, "last_run": "completed"})
+	if show := e.do("GET", "/api/sessions/"+id, e.tokA, nil); show.body["status"] != "idle" || show.body["last_run"] != "completed" {
+		t.Fatalf("after execution, show says %s", show.raw)
+	}
+	if list := e.do("GET", "/api/sessions", e.tokA, nil); !strings.Contains(list.raw, `"last_run":"completed"`) {
+		t.Fatalf("after execution, the listing says %s", list.raw)
 	}
 	// A second approval of the executed plan is refused.
 	if r := e.do("POST", "/api/sessions/"+id+"/review", e.tokA, map[string]any{"choice": "approve_auto"}); r.code != http.StatusConflict {

@@ -72,8 +72,10 @@ func (h *hub) last() string {
 	return h.id(h.seq)
 }
 
-// cursor reads a Last-Event-ID: an id of this process gives its number;
-// anything else (another process's, none) replays the whole ring.
+// cursor reads a Last-Event-ID: an id this process sent gives its number;
+// anything else (another process's, none, a number it never reached)
+// replays the whole ring. A number beyond the newest event cannot be one the
+// client saw, and taking it would skip the events up to it.
 func (h *hub) cursor(lastID string) uint64 {
 	epoch, n, ok := strings.Cut(lastID, "-")
 	if !ok || epoch != h.epoch {
@@ -81,6 +83,11 @@ func (h *hub) cursor(lastID string) uint64 {
 	}
 	seq, err := strconv.ParseUint(n, 10, 64)
 	if err != nil {
+		return 0
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if seq > h.seq {
 		return 0
 	}
 	return seq

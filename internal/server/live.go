@@ -33,6 +33,10 @@ type live struct {
 	watchers int
 	last     time.Time
 	released bool
+	// lastRun is how the newest run this server drove ended (a Done
+	// event's status): the session's status goes back to idle when a plan
+	// completes, and the outcome must still be visible.
+	lastRun string
 }
 
 // conflictError is an action the session's state does not allow now (409).
@@ -87,6 +91,11 @@ func (l *live) start(events func(context.Context) iter.Seq[agent.Event]) error {
 			if req, ok := ev.(*agent.ApprovalRequest); ok {
 				l.ask(req)
 				continue
+			}
+			if d, ok := ev.(agent.Done); ok {
+				l.mu.Lock()
+				l.lastRun = string(d.Status)
+				l.mu.Unlock()
 			}
 			if o := eventjson.Event(ev); o != nil {
 				l.hub.publish(o)
@@ -199,14 +208,18 @@ func (l *live) stop(ctx context.Context) error {
 // publishState tells subscribers the session's status after a change.
 func (l *live) publishState() {
 	l.mu.Lock()
-	sess, running := l.sess, l.running
+	sess, running, lastRun := l.sess, l.running, l.lastRun
 	l.mu.Unlock()
 	if sess == nil {
 		return
 	}
 	snap := sess.Snapshot()
-	l.hub.publish(eventjson.Object{}.Set("type", "state", "status", string(snap.Status), "mode", snap.Mode.String(),
-		"running", running, "next", snap.Next.String()))
+	o := eventjson.Object{}.Set("type", "state", "status", string(snap.Status), "mode", snap.Mode.String(),
+		"running", running, "next", snap.Next.String())
+	if lastRun != "" {
+		o = o.Set("last_run", lastRun)
+	}
+	l.hub.publish(o)
 }
 
 // Review choices as the API names them.

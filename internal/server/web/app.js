@@ -136,7 +136,8 @@
   on("done", function (e) { document.getElementById("status").textContent = e.status; });
   on("state", function (e) {
     running = e.running;
-    document.getElementById("status").textContent = e.status;
+    document.getElementById("status").textContent =
+      e.status === "idle" && e.last_run ? "idle, last run " + e.last_run : e.status;
     document.getElementById("mode").textContent = e.mode;
     document.getElementById("running").textContent = e.running ? " (running)" : "";
     if (e.status === "awaiting_approval" && !e.running) { loadPlan(); } else { setAwaiting(false); }
