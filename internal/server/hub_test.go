@@ -16,12 +16,12 @@ func TestCursorBeyondLastReplaysAll(t *testing.T) {
 		h.publish(eventjson.Object{}.Set("type", "text", "text", "x"))
 	}
 	for id, want := range map[string]int{
-		h.id(2):              1, // a real id: what came after it
-		h.id(3):              0,
-		h.id(4):              3, // one beyond the newest
-		h.id(1012):           3,
-		"0-2":                3, // another process's
-		"":                   3,
+		h.id(2):               1, // a real id: what came after it
+		h.id(3):               0,
+		h.id(4):               3, // one beyond the newest
+		h.id(1012):            3,
+		"0-2":                 3, // another process's
+		"":                    3,
 		h.epoch + "-nonsense": 3,
 	} {
 		got, _ := h.after(h.cursor(id))
