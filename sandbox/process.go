@@ -84,20 +84,22 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy, opts ...StartOption) (*Process,
 	}
 	var git *gitGuard
 	if p == WorkspaceWrite {
-		git = guardGit(s.workdir)
+		git = s.guardGit()
 	}
 	pidns, err := s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network))
 	if err != nil {
 		os.RemoveAll(scratch)
+		git.restore() // nothing ran; lets go of the record
 		return nil, err
 	}
 	return &Process{cmd: cmd, scratch: scratch, git: git, PIDNamespace: pidns}, nil
 }
 
 // Cleanup kills whatever the command left running, deletes its scratch
-// directory and, under WorkspaceWrite, restores .git/config and .git/hooks
-// as they were before the command (git runs them unconfined later). It
-// returns the git paths it restored. In a PID namespace the kernel has
+// directory and, under WorkspaceWrite, undoes what the command changed in
+// git's configuration, hooks and repository pointers and was not allowed
+// to (git runs them unconfined later; see WithUserGitConfig). It returns
+// what it undid: paths relative to the workdir, each with what was done. In a PID namespace the kernel has
 // already ended every process when the shell exited; otherwise the
 // command's session is killed, which reaches background jobs but not a
 // process that started a session of its own.

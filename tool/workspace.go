@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/harness9/harness9/internal/gitguard"
 )
 
 // deniedInHome are the entries of the user's home directory no file the
@@ -48,14 +50,16 @@ type Workspace struct {
 	// directory and with its symlinks resolved, so neither a path spelled
 	// through the home directory nor one through a link's target gets in.
 	deny []string
+	git  gitguard.Options // what the git guard needs to know of the user's configuration
 }
 
 // WorkspaceOption configures a Workspace.
 type WorkspaceOption func(*workspaceConfig)
 
 type workspaceConfig struct {
-	home   string
-	denied []string
+	home      string
+	denied    []string
+	gitConfig []string
 }
 
 // WithHome sets the home directory the deny list (~/.ssh, ~/.aws, ~/.gnupg,
@@ -95,7 +99,7 @@ func NewWorkspace(root string, opts ...WorkspaceOption) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace root %q: %w", root, err)
 	}
-	w := &Workspace{root: real, fs: fsroot}
+	w := &Workspace{root: real, fs: fsroot, git: gitguard.Options{Home: cfg.home, Global: cfg.gitConfig}}
 	if abs != real {
 		w.given = abs
 	}

@@ -29,6 +29,19 @@ func (w *Workspace) lstatName(path string) (string, error) {
 	return w.rel(full), nil
 }
 
+// changeName is lstatName for a call that changes what is at path (Remove,
+// Chmod): git's configuration and hooks are refused (refuseGit).
+func (w *Workspace) changeName(path string) (string, error) {
+	rel, err := w.lstatName(path)
+	if err != nil {
+		return "", err
+	}
+	if err := w.refuseGit(path, filepath.Join(w.root, rel)); err != nil {
+		return "", err
+	}
+	return rel, nil
+}
+
 // Lstat returns the FileInfo of path itself: a symbolic link at path is
 // reported as one, not followed (links in its directories are, beneath the
 // root).
@@ -48,7 +61,7 @@ func (w *Workspace) Lstat(path string) (fs.FileInfo, error) {
 // what it points to). A directory is refused. Removing what does not exist
 // succeeds.
 func (w *Workspace) Remove(path string) error {
-	rel, err := w.lstatName(path)
+	rel, err := w.changeName(path)
 	if err != nil {
 		return err
 	}
@@ -71,7 +84,7 @@ func (w *Workspace) Remove(path string) error {
 // Chmod sets the permission bits of the regular file at path, which must
 // not be a symbolic link.
 func (w *Workspace) Chmod(path string, mode fs.FileMode) error {
-	rel, err := w.lstatName(path)
+	rel, err := w.changeName(path)
 	if err != nil {
 		return err
 	}

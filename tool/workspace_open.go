@@ -111,6 +111,9 @@ func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error
 	if err != nil {
 		return false, err
 	}
+	if err := w.refuseGit(path, resolved); err != nil {
+		return false, err
+	}
 	// The resolved name has no symlink in it now; os.Root keeps it beneath
 	// the root should one be planted before the write.
 	rel := w.rel(resolved)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/gitguard"
 	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
@@ -26,7 +27,9 @@ func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string
 		return nil, nil
 	}
 	home, _ := os.UserHomeDir()
+	git := gitguard.UserConfig(getenv, home)
 	return sandbox.New(ws.Root(),
+		sandbox.WithUserGitConfig(git.Home, git.Global...),
 		sandbox.WithDeny(ws.DenyList()...),
 		sandbox.WithDeny(c.Home),
 		sandbox.WithToolchains(home, getenv("PATH")),

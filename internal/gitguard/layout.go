@@ -1,0 +1,465 @@
+// Package gitguard finds, beneath a workdir, everything git reads to decide
+// which programs to run when the user next runs it there — configuration
+// files, hook directories and the pointers that lead git to them — so that
+// the harness can keep the model from changing them. git runs those
+// programs outside any sandbox: a hook or a core.fsmonitor planted by a
+// confined command would run unconfined at the user's next git status.
+//
+// Scan maps them (the file tools refuse to write there), Take records them
+// before a command runs, and Snapshot.Restore puts back afterwards what the
+// command was not allowed to change. Repositories are found the way git
+// finds them: the workdir's .git (a directory, a "gitdir:" file or a link),
+// the repository around the workdir, commondir files, linked worktrees,
+// submodules (through the gitlinks of each index, which is what git status
+// recurses into, and .git/modules), core.hooksPath and included
+// configuration files.
+package gitguard
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Options says where the user's own git configuration is. The package
+// reads no environment: the program passes what it knows.
+type Options struct {
+	// Home expands "~/" in core.hooksPath and include paths; with "" such
+	// paths are not followed.
+	Home string
+	// Global are the global and system configuration files git reads
+	// besides the repository's (~/.gitconfig, ~/.config/git/config,
+	// /etc/gitconfig): a core.hooksPath or include they set that leads
+	// beneath the root is guarded too.
+	Global []string
+}
+
+// Role is what git does with a guarded path.
+type Role uint8
+
+// The roles.
+const (
+	// Pointer is a .git entry: a git directory, a "gitdir:" file or a link
+	// to a git directory.
+	Pointer Role = iota + 1
+	// Config is a configuration file git reads.
+	Config
+	// CommonDir is a commondir file, naming where a git directory's shared
+	// half (configuration, hooks) lives.
+	CommonDir
+	// HookDir is a directory git runs hooks from.
+	HookDir
+	// Hook is an entry of a hooks directory.
+	Hook
+	// Dir is a directory on the way to one of the above (a git directory,
+	// .git/modules, a submodule's worktree): replaced by a link, it would
+	// lead git somewhere else.
+	Dir
+)
+
+func (r Role) String() string {
+	switch r {
+	case Pointer:
+		return "a .git entry, which tells git where the repository is"
+	case Config:
+		return "a git configuration file"
+	case CommonDir:
+		return "a git commondir file, which tells git where the configuration and hooks are"
+	case HookDir:
+		return "a git hooks directory"
+	case Hook:
+		return "a git hook"
+	case Dir:
+		return "a directory git reads from"
+	}
+	return "part of a git repository"
+}
+
+const (
+	maxGitdirs   = 256
+	maxHooks     = 1000
+	maxIncludes  = 10
+	maxDepth     = 8
+	maxSmallFile = 64 << 10 // .git files, commondir
+	maxConfig    = 4 << 20
+)
+
+// Layout is what git would read beneath a root, as found by Scan.
+type Layout struct {
+	root    string
+	slots   map[string]Role
+	gitdirs []string // git directories beneath the root
+	trees   []string // git directories and hooks directories beneath the root
+}
+
+// Scan maps what git reads beneath root, which must be absolute with its
+// symbolic links resolved. Unreadable parts are skipped: what cannot be
+// read cannot be followed by git either.
+func Scan(root string, opt Options) *Layout {
+	s := &scanner{root: filepath.Clean(root), opt: opt, seen: map[string]bool{}, slotted: map[string]bool{},
+		l: &Layout{root: filepath.Clean(root), slots: map[string]Role{}}}
+	s.pointer(s.root, filepath.Join(s.root, ".git"))
+	// The repository around the root: its configuration may name hooks or
+	// includes beneath the root, its index submodules beneath it.
+	for d := filepath.Dir(s.root); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			s.pointer(d, filepath.Join(d, ".git"))
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return s.l
+}
+
+// Slots returns the guarded paths, a directory before what it holds.
+func (l *Layout) Slots() []Slot {
+	out := make([]Slot, 0, len(l.slots))
+	for p, r := range l.slots {
+		out = append(out, Slot{Path: p, Role: r})
+	}
+	slices.SortFunc(out, func(a, b Slot) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Slot is one guarded path.
+type Slot struct {
+	Path string // absolute, beneath the root
+	Role Role
+}
+
+// Protects reports whether a write to abs (absolute, beneath the root)
+// would change what git runs, and says what abs is: anything named .git or
+// beneath one, anything in a git or hooks directory, a configuration file
+// git includes.
+func (l *Layout) Protects(abs string) (what string, ok bool) {
+	abs = filepath.Clean(abs)
+	if rel, err := filepath.Rel(l.root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			if strings.EqualFold(c, ".git") {
+				return "inside a git directory", true
+			}
+		}
+	}
+	if r, ok := l.slots[abs]; ok && r != Dir {
+		return r.String(), true
+	}
+	for _, d := range l.gitdirs {
+		if within(d, abs) {
+			return "inside a git directory", true
+		}
+	}
+	for _, t := range l.trees {
+		if within(t, abs) {
+			return "in a directory git runs hooks from", true
+		}
+	}
+	return "", false
+}
+
+// isGitdir reports whether d is one of the git directories found.
+func (l *Layout) isGitdir(d string) bool { return slices.Contains(l.gitdirs, d) }
+
+type scanner struct {
+	root    string
+	opt     Options
+	l       *Layout
+	seen    map[string]bool // gitdir + worktree already scanned
+	slotted map[string]bool // gitdirs whose slots are recorded
+}
+
+func (s *scanner) add(p string, r Role) {
+	p = filepath.Clean(p)
+	if !within(s.root, p) {
+		return
+	}
+	if old, ok := s.l.slots[p]; !ok || r < old {
+		s.l.slots[p] = r
+	}
+	for a := filepath.Dir(p); a != s.root && within(s.root, a); a = filepath.Dir(a) {
+		if _, ok := s.l.slots[a]; ok {
+			break
+		}
+		s.l.slots[a] = Dir
+	}
+	// A link: what it leads to is read by git too.
+	if r == Config {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if t, err := filepath.EvalSymlinks(p); err == nil && within(s.root, t) && t != p {
+				s.add(t, Config)
+			}
+		}
+	}
+}
+
+// pointer records a .git entry of a worktree and scans the git directory
+// it leads to.
+func (s *scanner) pointer(worktree, p string) {
+	s.add(p, Pointer)
+	if d := gitdirOf(p); d != "" {
+		s.gitdir(d, worktree)
+	}
+}
+
+// gitdirOf returns the git directory a .git entry leads to, "" for none.
+func gitdirOf(p string) string {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return ""
+	}
+	target := p
+	if fi.Mode().IsRegular() {
+		b, err := readRegular(p, maxSmallFile)
+		if err != nil {
+			return ""
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "gitdir:")
+		if !ok {
+			return ""
+		}
+		target = resolveFrom(filepath.Dir(p), strings.TrimSpace(v))
+	}
+	return realDir(target)
+}
+
+// realDir returns p with its links resolved when it is a directory, else "".
+func realDir(p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return r
+}
+
+// resolveFrom makes p absolute against dir.
+func resolveFrom(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// gitdir scans a git directory used by worktree ("" when unknown): its
+// slots, its common directory, the configuration git would read there, and
+// the submodules and linked worktrees it has.
+func (s *scanner) gitdir(d, worktree string) {
+	key := d + "\x00" + worktree
+	if s.seen[key] || len(s.seen) >= maxGitdirs {
+		return
+	}
+	s.seen[key] = true
+	s.slots(d)
+	common := d
+	if b, err := readRegular(filepath.Join(d, "commondir"), maxSmallFile); err == nil {
+		line, _, _ := strings.Cut(string(b), "\n")
+		if c := realDir(resolveFrom(d, strings.TrimSpace(line))); c != "" {
+			common = c
+			s.slots(common)
+		}
+	}
+	if worktree == "" {
+		worktree = s.coreWorktree(d)
+	}
+	hashLen := 20
+	files := append(slices.Clone(s.opt.Global), filepath.Join(common, "config"), filepath.Join(d, "config"),
+		filepath.Join(d, "config.worktree"))
+	for _, f := range files {
+		s.config(f, 0, func(st setting) {
+			switch {
+			case st.section == "core" && st.key == "hookspath":
+				s.hooksPath(st.value, worktree)
+			case st.section == "extensions" && st.key == "objectformat" && strings.EqualFold(st.value, "sha256"):
+				hashLen = 32
+			}
+		})
+	}
+	if worktree != "" {
+		links, _ := gitlinks(filepath.Join(d, "index"), hashLen)
+		for _, p := range links {
+			wt := filepath.Join(worktree, filepath.FromSlash(p))
+			s.pointer(wt, filepath.Join(wt, ".git"))
+		}
+	}
+	s.modules(filepath.Join(common, "modules"), 0)
+	if common != d {
+		s.modules(filepath.Join(d, "modules"), 0)
+	}
+	s.worktrees(filepath.Join(common, "worktrees"))
+}
+
+// slots records the guarded files of a git directory beneath the root.
+func (s *scanner) slots(d string) {
+	if s.slotted[d] || !within(s.root, d) {
+		return
+	}
+	s.slotted[d] = true
+	s.l.gitdirs = append(s.l.gitdirs, d)
+	s.l.trees = append(s.l.trees, d)
+	s.add(filepath.Join(d, "config"), Config)
+	s.add(filepath.Join(d, "config.worktree"), Config)
+	s.add(filepath.Join(d, "commondir"), CommonDir)
+	s.hookDir(filepath.Join(d, "hooks"))
+}
+
+// hookDir records a hooks directory and its entries.
+func (s *scanner) hookDir(h string) {
+	if !within(s.root, h) {
+		return
+	}
+	s.add(h, HookDir)
+	s.l.trees = append(s.l.trees, h)
+	fi, err := os.Lstat(h)
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	entries, err := os.ReadDir(h)
+	if err != nil {
+		return
+	}
+	for i, e := range entries {
+		if i >= maxHooks {
+			break
+		}
+		s.add(filepath.Join(h, e.Name()), Hook)
+	}
+}
+
+// hooksPath records the directory core.hooksPath names, relative to the
+// worktree's top as git takes it.
+func (s *scanner) hooksPath(v, worktree string) {
+	p := s.expand(v, worktree)
+	if p == "" {
+		return
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		s.add(p, HookDir) // the link itself: replacing it moves the hooks
+		p = r
+	}
+	s.hookDir(p)
+}
+
+// expand makes a path from git's configuration absolute: "~/" against the
+// home directory, a relative path against base. "" when it cannot.
+func (s *scanner) expand(v, base string) string {
+	switch {
+	case v == "":
+		return ""
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		if s.opt.Home == "" {
+			return ""
+		}
+		return filepath.Join(s.opt.Home, strings.TrimPrefix(v, "~"))
+	case filepath.IsAbs(v):
+		return filepath.Clean(v)
+	case base == "":
+		return ""
+	}
+	return filepath.Join(base, v)
+}
+
+// config reads a configuration file, follows its includes (whatever their
+// condition: a superset of what git reads) and passes the other settings
+// to visit.
+func (s *scanner) config(f string, depth int, visit func(setting)) {
+	b, err := readRegular(f, maxConfig)
+	if err != nil {
+		// A link to a configuration file: git follows it.
+		if t, terr := filepath.EvalSymlinks(f); terr == nil && t != f {
+			b, err = readRegular(t, maxConfig)
+		}
+		if err != nil {
+			return
+		}
+	}
+	for _, st := range readConfig(b) {
+		if st.key == "path" && (st.section == "include" || st.section == "includeif") {
+			t := s.expand(st.value, filepath.Dir(f))
+			if t == "" {
+				continue
+			}
+			s.add(t, Config)
+			if r, err := filepath.EvalSymlinks(t); err == nil {
+				s.add(r, Config)
+			}
+			if depth < maxIncludes {
+				s.config(t, depth+1, visit)
+			}
+			continue
+		}
+		visit(st)
+	}
+}
+
+// coreWorktree is the worktree a git directory's core.worktree names, ""
+// for none (submodule directories in .git/modules have one).
+func (s *scanner) coreWorktree(d string) string {
+	var wt string
+	s.config(filepath.Join(d, "config"), maxIncludes, func(st setting) {
+		if st.section == "core" && st.key == "worktree" {
+			wt = resolveFrom(d, st.value)
+		}
+	})
+	return wt
+}
+
+// modules scans the submodule git directories below dir; a submodule's name
+// may hold slashes, so directories that are not git directories are
+// searched a few levels down.
+func (s *scanner) modules(dir string, depth int) {
+	if depth > maxDepth {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if _, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil {
+			s.gitdir(p, "")
+		} else {
+			s.modules(p, depth+1)
+		}
+	}
+}
+
+// worktrees scans the linked worktrees of a repository: their git
+// directories and, when beneath the root, their .git files.
+func (s *scanner) worktrees(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		worktree := ""
+		if b, err := readRegular(filepath.Join(d, "gitdir"), maxSmallFile); err == nil {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if dotgit := resolveFrom(d, strings.TrimSpace(line)); dotgit != "" {
+				worktree = filepath.Dir(dotgit)
+				s.add(dotgit, Pointer)
+			}
+		}
+		s.gitdir(d, worktree)
+	}
+}
+
+// within reports whether p is dir or beneath it (both clean and absolute).
+func within(dir, p string) bool {
+	if p == dir || dir == string(filepath.Separator) {
+		return true
+	}
+	return strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == filepath.Separator
+}
