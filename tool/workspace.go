@@ -172,13 +172,17 @@ func (w *Workspace) locate(path string) (rel, resolved string, err error) {
 	// No filepath.Clean here: "link/.." must climb from where link leads.
 	resolved, err = resolveLinks(joined)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path it names may be a link's target outside the root
+		}
 		return "", "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
 	if !within(w.root, resolved) {
 		return "", "", fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(resolved); ok {
-		return "", "", deniedError(path, d)
+		return "", "", w.deniedError(path, d)
 	}
 	if elsewhere {
 		rel = w.rel(resolved)
@@ -246,8 +250,14 @@ func (w *Workspace) denied(p string) (string, bool) {
 	return "", false
 }
 
-func deniedError(path, location string) error {
-	return fmt.Errorf("path %q is in %s, which holds credentials and is off limits to tools", path, location)
+// deniedError refuses a path in a denied location, named relative to the
+// root (a refusal never names a path outside the workdir).
+func (w *Workspace) deniedError(path, location string) error {
+	where := "a location"
+	if rel := w.Rel(location); !filepath.IsAbs(rel) {
+		where = rel
+	}
+	return fmt.Errorf("path %q is in %s, which holds credentials and is off limits to tools", path, where)
 }
 
 // within reports whether p is dir or below it. Both must be clean and absolute.

@@ -24,7 +24,7 @@ func (w *Workspace) lstatName(path string) (string, error) {
 	}
 	full := filepath.Join(resolved, base)
 	if d, ok := w.denied(full); ok {
-		return "", deniedError(path, d)
+		return "", w.deniedError(path, d)
 	}
 	return w.rel(full), nil
 }

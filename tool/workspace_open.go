@@ -190,7 +190,7 @@ func (w *Workspace) checkOpened(path string, f *os.File) error {
 		return fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(real); ok {
-		return deniedError(path, d)
+		return w.deniedError(path, d)
 	}
 	return nil
 }

@@ -238,8 +238,9 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 		fmt.Fprintf(&res, "%s; it and every process it started were killed\n", stopped)
 	}
 	if len(restored) > 0 {
-		fmt.Fprintf(&res, "harness9 restored %s: git would run hooks and configuration changes outside the sandbox, "+
-			"so commands may not change them\n", strings.Join(restored, ", "))
+		fmt.Fprintf(&res, "harness9 undid changes to git's configuration, hooks or repository pointers: %s. "+
+			"git runs what these name outside the sandbox the next time the user runs it, so commands may not "+
+			"change them; if the change is really needed, tell the user what to change and why\n", listSome(restored, 8))
 		failed = true
 	}
 	var exitErr *exec.ExitError
@@ -292,6 +293,14 @@ func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func() []str
 	}
 	pid := cmd.Process.Pid
 	return func() []string { _ = syscall.Kill(-pid, syscall.SIGKILL); return nil }, "", nil
+}
+
+// listSome joins the first n items and says how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // kill ends the process group: SIGTERM first so programs can clean up,
