@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -133,6 +134,43 @@ func TestWorkspaceRefusesGitChangesOnly(t *testing.T) {
 		}
 		if err := ws.Remove(p); err != nil {
 			t.Errorf("Remove(%s): %v", p, err)
+		}
+	}
+}
+
+// A bash call that plants a hook and a core.fsmonitor comes back failed,
+// saying what harness9 undid (relative paths only), with or without the
+// kernel sandbox; the user's git runs nothing planted.
+func TestBashCallSaysWhatTheGitGuardUndid(t *testing.T) {
+	for _, kernel := range []bool{true, false} {
+		if kernel && !sandbox.Probe().Available {
+			continue
+		}
+		r := gitattack.NewRepo(t, false)
+		ws, err := tool.NewWorkspace(r.Dir, tool.WithHome(r.Home))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := []sandbox.Option{sandbox.WithUserGitConfig(r.Home, r.Global)}
+		if !kernel {
+			opts = append(opts, sandbox.WithSupport(sandbox.Support{Reason: "simulated"}))
+		}
+		sb, err := sandbox.New(r.Dir, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := NewBash(ws, WithSandbox(sb), WithBaseEnv(r.Env()))
+		res := call(t, b, BashInput{Command: `printf '#!/bin/sh\ntouch "%s"\n' "$C" > .git/hooks/pre-commit && ` +
+			`chmod +x .git/hooks/pre-commit && git config core.fsmonitor "touch $C; false" && echo planted`})
+		if !res.IsError || !strings.Contains(res.Output, "planted") ||
+			!strings.Contains(res.Output, ".git/hooks/pre-commit (removed)") || !strings.Contains(res.Output, ".git/config (restored)") {
+			t.Errorf("kernel %v: %+v", kernel, res)
+		}
+		if strings.Contains(res.Output, r.Root) {
+			t.Errorf("kernel %v: the result names an absolute path:\n%s", kernel, res.Output)
+		}
+		if ran, out := r.UserGit(""); ran {
+			t.Errorf("kernel %v: the user's git ran a planted program:\n%s", kernel, out)
 		}
 	}
 }
