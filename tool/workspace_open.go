@@ -140,7 +140,7 @@ func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error
 	}
 	created, err = atomicfile.Write(w.fs, rel, data)
 	if err != nil {
-		return false, w.wrap(path, err)
+		return false, w.wrapAs("write", path, err)
 	}
 	return created, nil
 }
@@ -167,7 +167,10 @@ func refuseSpecial(path string, fi fs.FileInfo) error {
 
 // wrap words an os.Root error for the model, keeping it matchable with
 // errors.Is.
-func (w *Workspace) wrap(path string, err error) error {
+func (w *Workspace) wrap(path string, err error) error { return w.wrapAs("open", path, err) }
+
+// wrapAs is wrap for what verb failed to do ("open", "write").
+func (w *Workspace) wrapAs(verb, path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%q does not exist: %w", path, err)
 	}
@@ -175,7 +178,7 @@ func (w *Workspace) wrap(path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err // the root's own name for the file says nothing to the model
 	}
-	return fmt.Errorf("cannot open %q: %w", path, err)
+	return fmt.Errorf("cannot %s %q: %w", verb, path, err)
 }
 
 // checkOpened asks the kernel where an opened file really is and refuses

@@ -24,10 +24,16 @@ func readRegular(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if got, err := f.Stat(); err != nil || !got.Mode().IsRegular() || inode(got) != inode(fi) {
+	got, err := f.Stat()
+	if err != nil || !got.Mode().IsRegular() || inode(got) != inode(fi) {
 		return nil, errNotRegular
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if got.Size() > max {
+		return nil, errors.New("the file is too large")
+	}
+	// Sized from the file, so a large index is read into one buffer.
+	b := make([]byte, 0, got.Size()+1)
+	b, err = readInto(b, io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
@@ -35,4 +41,22 @@ func readRegular(path string, max int64) ([]byte, error) {
 		return nil, errors.New("the file is too large")
 	}
 	return b, nil
+}
+
+// readInto appends what r has to b, growing b only if r has more than its
+// capacity.
+func readInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package gitguard
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -127,12 +128,15 @@ func parseIndex(b []byte, hashLen int) (links []string, shared string, err error
 			prev = name
 			off = end + 1
 		} else {
-			end := indexByte(b, p)
-			if end < 0 {
+			n := int(flags & 0xfff) // the name's length, unless it is longer
+			if n == 0xfff {
+				n = indexByte(b, p) - p
+			}
+			if n < 0 || p+n >= len(b) {
 				return nil, "", errIndex
 			}
-			name = b[p:end]
-			off += (fixed + (end - p) + 8) &^ 7
+			name = b[p : p+n]
+			off += (fixed + n + 8) &^ 7
 		}
 		if mode&0o170000 == modeGitlink {
 			links = append(links, string(name))
@@ -176,10 +180,11 @@ func varint(b []byte) (uint64, int) {
 }
 
 func indexByte(b []byte, from int) int {
-	for i := from; i < len(b); i++ {
-		if b[i] == 0 {
-			return i
-		}
+	if from > len(b) {
+		return -1
+	}
+	if i := bytes.IndexByte(b[from:], 0); i >= 0 {
+		return from + i
 	}
 	return -1
 }
