@@ -103,3 +103,26 @@ func TestConcurrentCommandsShareTheGitRecord(t *testing.T) {
 		t.Errorf("the hook survived two overlapping commands:\n%s", out)
 	}
 }
+
+// A long-lived process (an MCP server) does not hold the shared record: a
+// change the user makes to git's configuration while it runs survives the
+// model's next command.
+func TestLongLivedProcessDoesNotPinTheGitRecord(t *testing.T) {
+	requireLandlock(t)
+	r := gitattack.NewRepo(t, false)
+	sb := gitSandbox(t, r)
+	server := exec.Command("sleep", "30")
+	server.Env = r.Env()
+	proc, err := sb.Start(server, WorkspaceWrite, LongLived())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = server.Process.Kill(); _ = server.Wait(); proc.Cleanup() }()
+	r.Sh(t, ".", "git config core.hooksPath .githooks") // the user, meanwhile
+	if _, undone := runIn(t, sb, r, WorkspaceWrite, "true"); len(undone) > 0 {
+		t.Errorf("the model's command undid the user's change: %v", undone)
+	}
+	if out := r.Sh(t, ".", "git config core.hooksPath"); !strings.Contains(out, ".githooks") {
+		t.Errorf("core.hooksPath = %q", out)
+	}
+}

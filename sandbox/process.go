@@ -13,8 +13,9 @@ import (
 type StartOption func(*startOptions)
 
 type startOptions struct {
-	network bool
-	env     map[string]string
+	network   bool
+	env       map[string]string
+	longLived bool
 }
 
 // WithEnv sets variables in the command's environment after the policy has
@@ -91,7 +92,7 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 	}
 	var git *gitGuard
 	if p == WorkspaceWrite {
-		git = s.guardGit()
+		git = s.guardGit(so.longLived)
 	}
 	var pidns bool
 	if kernel {

@@ -20,7 +20,8 @@ import (
 //
 // Commands may run at the same time (sub-agents): they share one record,
 // taken when the first of them starts, so that one command's plant cannot
-// become part of another's "before".
+// become part of another's "before". A long-lived process (LongLived) has
+// its own.
 
 // WithUserGitConfig tells the git guard where the user's own git
 // configuration is: the home directory ("~/" in core.hooksPath and
@@ -46,10 +47,22 @@ type gitGuard struct {
 	rec *gitRecord
 }
 
+// LongLived marks a process that outlives the calls around it (an MCP
+// server): its git record is its own, taken when it starts and judged when
+// it ends, so that it does not hold the record the model's commands share
+// for the whole session (which would undo, after every command, a change
+// the user made to git's configuration meanwhile).
+func LongLived() StartOption {
+	return func(o *startOptions) { o.longLived = true }
+}
+
 // guardGit records git's state unless a command that is still running
-// already has.
-func (s *Sandbox) guardGit() *gitGuard {
+// already has (a long-lived process gets a record of its own).
+func (s *Sandbox) guardGit(longLived bool) *gitGuard {
 	rec := s.git
+	if longLived {
+		rec = &gitRecord{}
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.active == 0 {

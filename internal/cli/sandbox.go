@@ -115,7 +115,7 @@ func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcpt
 		if s, ok := c.MCPServers[server]; ok && s.Unconfined {
 			return nil, cmd.Start()
 		}
-		proc, err := sb.Start(cmd, sandbox.WorkspaceWrite, sandbox.WithNetworkAccess(), sandbox.WithEnv(env))
+		proc, err := sb.Start(cmd, sandbox.WorkspaceWrite, sandbox.WithNetworkAccess(), sandbox.WithEnv(env), sandbox.LongLived())
 		if err != nil {
 			return nil, fmt.Errorf("starting MCP server %s in the sandbox: %w", server, err)
 		}

@@ -257,8 +257,7 @@ func (s *scanner) gitdir(d, worktree string) {
 	s.slots(d)
 	common := d
 	if b, err := readRegular(filepath.Join(d, "commondir"), maxSmallFile); err == nil {
-		line, _, _ := strings.Cut(string(b), "\n")
-		if c := realDir(resolveFrom(d, strings.TrimSpace(line))); c != "" {
+		if c := realDir(resolveFrom(d, firstLine(b))); c != "" {
 			common = c
 			s.slots(common)
 		}
@@ -415,15 +414,7 @@ func (s *scanner) modules(dir string, depth int) {
 	if depth > maxDepth {
 		return
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
+	for _, p := range subdirs(dir) {
 		if _, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil {
 			s.gitdir(p, "")
 		} else {
@@ -435,25 +426,38 @@ func (s *scanner) modules(dir string, depth int) {
 // worktrees scans the linked worktrees of a repository: their git
 // directories and, when beneath the root, their .git files.
 func (s *scanner) worktrees(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		d := filepath.Join(dir, e.Name())
+	for _, d := range subdirs(dir) {
 		worktree := ""
 		if b, err := readRegular(filepath.Join(d, "gitdir"), maxSmallFile); err == nil {
-			line, _, _ := strings.Cut(string(b), "\n")
-			if dotgit := resolveFrom(d, strings.TrimSpace(line)); dotgit != "" {
+			if dotgit := resolveFrom(d, firstLine(b)); dotgit != "" {
 				worktree = filepath.Dir(dotgit)
 				s.add(dotgit, Pointer)
 			}
 		}
 		s.gitdir(d, worktree)
 	}
+}
+
+// subdirs lists the directories in dir (not links to directories).
+func subdirs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// firstLine is the first line of a small git file (commondir, gitdir),
+// trimmed.
+func firstLine(b []byte) string {
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSpace(line)
 }
 
 // within reports whether p is dir or beneath it (both clean and absolute).

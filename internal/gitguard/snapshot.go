@@ -267,8 +267,7 @@ func (r *restorer) allowed(p string, role Role, was, now entry, l *Layout) bool 
 		if was.kind != absent || now.kind != regular || l == nil {
 			return false
 		}
-		line, _, _ := strings.Cut(string(now.body), "\n")
-		c := realDir(resolveFrom(filepath.Dir(p), strings.TrimSpace(line)))
+		c := realDir(resolveFrom(filepath.Dir(p), firstLine(now.body)))
 		return c != "" && l.isGitdir(c)
 	}
 	return false
