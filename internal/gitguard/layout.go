@@ -78,6 +78,7 @@ func (r Role) String() string {
 
 const (
 	maxGitdirs   = 256
+	maxListed    = 4096 // directories one Scan lists, whatever a .git leads to
 	maxHooks     = 1000
 	maxIncludes  = 10
 	maxDepth     = 8
@@ -168,6 +169,7 @@ type scanner struct {
 	l       *Layout
 	seen    map[string]bool // gitdir + worktree already scanned
 	slotted map[string]bool // gitdirs whose slots are recorded
+	listed  int             // directories listed so far (maxListed)
 }
 
 func (s *scanner) add(p string, r Role) {
@@ -414,7 +416,7 @@ func (s *scanner) modules(dir string, depth int) {
 	if depth > maxDepth {
 		return
 	}
-	for _, p := range subdirs(dir) {
+	for _, p := range s.subdirs(dir) {
 		if _, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil {
 			s.gitdir(p, "")
 		} else {
@@ -426,7 +428,7 @@ func (s *scanner) modules(dir string, depth int) {
 // worktrees scans the linked worktrees of a repository: their git
 // directories and, when beneath the root, their .git files.
 func (s *scanner) worktrees(dir string) {
-	for _, d := range subdirs(dir) {
+	for _, d := range s.subdirs(dir) {
 		worktree := ""
 		if b, err := readRegular(filepath.Join(d, "gitdir"), maxSmallFile); err == nil {
 			if dotgit := resolveFrom(d, firstLine(b)); dotgit != "" {
@@ -439,7 +441,10 @@ func (s *scanner) worktrees(dir string) {
 }
 
 // subdirs lists the directories in dir (not links to directories).
-func subdirs(dir string) []string {
+func (s *scanner) subdirs(dir string) []string {
+	if s.listed++; s.listed > maxListed {
+		return nil
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
