@@ -217,14 +217,23 @@ func gitdirOf(p string) string {
 		if err != nil {
 			return ""
 		}
-		line, _, _ := strings.Cut(string(b), "\n")
-		v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "gitdir:")
-		if !ok {
+		// As git reads it (read_gitfile_gently): "gitdir: " and the rest
+		// of the file up to its final line ends, blanks and all.
+		v, ok := strings.CutPrefix(gitPath(b), "gitdir: ")
+		if !ok || v == "" {
 			return ""
 		}
-		target = resolveFrom(filepath.Dir(p), strings.TrimSpace(v))
+		target = resolveFrom(filepath.Dir(p), v)
 	}
 	return realDir(target)
+}
+
+// gitPath is a path file's content (.git, commondir, gitdir) as git takes
+// it: the whole file without its trailing carriage returns and newlines.
+// Blanks and inner lines are part of the path, so a file cannot make this
+// package look at one directory while git uses another.
+func gitPath(b []byte) string {
+	return strings.TrimRight(string(b), "\r\n")
 }
 
 // realDir returns p with its links resolved when it is a directory, else "".
@@ -259,7 +268,7 @@ func (s *scanner) gitdir(d, worktree string) {
 	s.slots(d)
 	common := d
 	if b, err := readRegular(filepath.Join(d, "commondir"), maxSmallFile); err == nil {
-		if c := realDir(resolveFrom(d, firstLine(b))); c != "" {
+		if c := realDir(resolveFrom(d, gitPath(b))); c != "" {
 			common = c
 			s.slots(common)
 		}
@@ -431,7 +440,7 @@ func (s *scanner) worktrees(dir string) {
 	for _, d := range s.subdirs(dir) {
 		worktree := ""
 		if b, err := readRegular(filepath.Join(d, "gitdir"), maxSmallFile); err == nil {
-			if dotgit := resolveFrom(d, firstLine(b)); dotgit != "" {
+			if dotgit := resolveFrom(d, gitPath(b)); dotgit != "" {
 				worktree = filepath.Dir(dotgit)
 				s.add(dotgit, Pointer)
 			}
@@ -456,13 +465,6 @@ func (s *scanner) subdirs(dir string) []string {
 		}
 	}
 	return out
-}
-
-// firstLine is the first line of a small git file (commondir, gitdir),
-// trimmed.
-func firstLine(b []byte) string {
-	line, _, _ := strings.Cut(string(b), "\n")
-	return strings.TrimSpace(line)
 }
 
 // within reports whether p is dir or beneath it (both clean and absolute).

@@ -267,7 +267,7 @@ func (r *restorer) allowed(p string, role Role, was, now entry, l *Layout) bool 
 		if was.kind != absent || now.kind != regular || l == nil {
 			return false
 		}
-		c := realDir(resolveFrom(filepath.Dir(p), firstLine(now.body)))
+		c := realDir(resolveFrom(filepath.Dir(p), gitPath(now.body)))
 		return c != "" && l.isGitdir(c)
 	}
 	return false

@@ -156,6 +156,14 @@ func Cases() []Case {
 			Attack: evilCopy("evilsub") + " && echo 'gitdir: ../evilsub' > sub/.git"},
 		{Name: "gitlink added with its own .git", Attack: evilCopy("evil") + " && mkdir planted && echo 'gitdir: ../evil' > planted/.git" +
 			" && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),planted"},
+		{Name: "gitlink .git with a trailing blank", Attack: "cp -r .git bad && " + evilCopy("'bad '") +
+			" && mkdir planted && printf 'gitdir: ../bad \\n' > planted/.git" +
+			" && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),planted"},
+		{Name: "gitlink .git with a second line", Attack: "cp -r .git good && " + evilCopy("'good\nx'") +
+			" && mkdir planted && printf 'gitdir: ../good\\nx' > planted/.git" +
+			" && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),planted"},
+		{Name: "commondir with a trailing blank", Attack: "cp -r .git bad && " + evilCopy("'bad '") +
+			" && printf '../bad \\n' > .git/commondir"},
 		{Name: "nested repository added as a gitlink", Attack: "git init -q nested && (cd nested && git commit -q --allow-empty -m x && " +
 			fsmonitor(".git/config") + ") && git add nested 2>/dev/null"},
 		{Name: "linked worktree .git redirected", Setup: "git worktree add -q wt", In: "wt",
