@@ -53,13 +53,15 @@ type Engine struct {
 	// shell are the tools that run a command read-only when asked
 	// (tool.ReadOnlyCapable, bash in the kernel sandbox): allowed while
 	// planning behind the parse gate. notReadOnly could, but cannot here;
-	// they are withheld while planning.
-	shell, notReadOnly []string
-	ws                 *tool.Workspace      // Plan Mode's bash sandbox; nil if the workdir is not usable
-	ckpt               *checkpoint.Recorder // nil: no checkpoints (checkpoints.go)
-	log                *slog.Logger
-	busy               atomic.Bool
-	hookStarted        atomic.Bool // session_start hooks have run
+	// they are withheld while planning. gateOnly are the shell tools no
+	// kernel sandbox confines here (tool.GateOnly, plan_bash = "gated"),
+	// whose commands the gate checks more strictly.
+	shell, notReadOnly, gateOnly []string
+	ws                           *tool.Workspace      // Plan Mode's bash sandbox; nil if the workdir is not usable
+	ckpt                         *checkpoint.Recorder // nil: no checkpoints (checkpoints.go)
+	log                          *slog.Logger
+	busy                         atomic.Bool
+	hookStarted                  atomic.Bool // session_start hooks have run
 
 	st *sessionstate.State
 }

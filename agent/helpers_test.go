@@ -30,6 +30,10 @@ type harness struct {
 	extra  []tool.Tool
 	clock  time.Time
 	sbOpts []sandbox.Option // for bash's sandbox
+	// bashOpts are more options of bash; wsHome, when set, is the home
+	// directory the workspace's deny list is anchored at (h.home if not).
+	bashOpts []builtin.BashOption
+	wsHome   string
 }
 
 func newHarness(t *testing.T, turns ...scripted.Turn) *harness {
@@ -58,7 +62,11 @@ func (h *harness) open() *sqlite.Store {
 
 func (h *harness) tools() []tool.Tool {
 	h.t.Helper()
-	ws, err := tool.NewWorkspace(h.dir, tool.WithHome(h.home))
+	home := h.home
+	if h.wsHome != "" {
+		home = h.wsHome
+	}
+	ws, err := tool.NewWorkspace(h.dir, tool.WithHome(home))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -66,7 +74,7 @@ func (h *harness) tools() []tool.Tool {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return append(builtin.All(ws, builtin.WithSandbox(sb)), h.extra...)
+	return append(builtin.All(ws, append([]builtin.BashOption{builtin.WithSandbox(sb)}, h.bashOpts...)...), h.extra...)
 }
 
 // engine builds an engine on the harness; opts come after the defaults.

@@ -59,6 +59,9 @@ func (e *Engine) noteProperties() error {
 		if rc, ok := t.(tool.ReadOnlyCapable); ok {
 			if rc.CanRunReadOnly() {
 				e.shell = append(e.shell, t.Name())
+				if g, ok := t.(tool.GateOnly); ok && g.GateOnly() {
+					e.gateOnly = append(e.gateOnly, t.Name())
+				}
 			} else {
 				e.notReadOnly = append(e.notReadOnly, t.Name())
 			}
@@ -72,7 +75,7 @@ func (e *Engine) noteProperties() error {
 // it cannot here: Plan Mode's promise rests on the kernel, not on a parser.
 func (e *Engine) gateFor(mode planning.Mode) tool.Gate {
 	g := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithShellTools(e.shell...),
-		planning.WithWorkspace(e.ws))
+		planning.WithGateOnlyShellTools(e.gateOnly...), planning.WithWorkspace(e.ws))
 	if mode != planning.ModePlan || len(e.notReadOnly) == 0 {
 		return g
 	}

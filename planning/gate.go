@@ -54,6 +54,21 @@ func WithShellTools(names ...string) GateOption {
 	}
 }
 
+// WithGateOnlyShellTools names the shell tools (among WithShellTools) that
+// no kernel sandbox confines on this system (tool.GateOnly): the gate is
+// all that guards their commands, so it also refuses what it otherwise
+// leaves to the kernel (shellgate.WithoutKernelSandbox).
+func WithGateOnlyShellTools(names ...string) GateOption {
+	return func(g *modeGate) {
+		if g.gateOnly == nil {
+			g.gateOnly = map[string]bool{}
+		}
+		for _, n := range names {
+			g.gateOnly[n] = true
+		}
+	}
+}
+
 // WithWorkspace sandboxes what bash may read in Plan Mode: every path a
 // command reads must resolve inside ws and outside its deny list, as for the
 // file tools (shellgate.WithWorkspace). A nil ws turns the sandbox off.
@@ -90,11 +105,14 @@ func NewGate(mode Mode, opts ...GateOption) tool.Gate {
 }
 
 type modeGate struct {
-	mode    Mode
-	extra   []string        // WithReadOnlyTools, WithShellTools
-	shell   map[string]bool // WithShellTools
-	ws      *tool.Workspace // WithWorkspace; nil: bash paths are not sandboxed
-	allowed map[string]bool // Plan Mode only
+	mode  Mode
+	extra []string        // WithReadOnlyTools, WithShellTools
+	shell map[string]bool // WithShellTools
+	// gateOnly are the shell tools no kernel sandbox confines
+	// (WithGateOnlyShellTools).
+	gateOnly map[string]bool
+	ws       *tool.Workspace // WithWorkspace; nil: bash paths are not sandboxed
+	allowed  map[string]bool // Plan Mode only
 }
 
 func (g *modeGate) Visible(name string) bool {
@@ -117,7 +135,11 @@ func (g *modeGate) Check(name string, input json.RawMessage) error {
 	if g.mode == ModePlan && g.shell[name] {
 		command, err := bashCommand(input)
 		if err == nil {
-			err = shellgate.Check(command, shellgate.WithWorkspace(g.ws))
+			opts := []shellgate.Option{shellgate.WithWorkspace(g.ws)}
+			if g.gateOnly[name] {
+				opts = append(opts, shellgate.WithoutKernelSandbox())
+			}
+			err = shellgate.Check(command, opts...)
 		}
 		var ce *shellgate.CommandError
 		if errors.As(err, &ce) && ce.Path != "" {

@@ -314,43 +314,6 @@ func TestSignalsDoNotReachTheHarness(t *testing.T) {
 	}
 }
 
-// WorkspaceWrite must not let a command plant what git runs later outside
-// the sandbox: hooks and .git/config. The rest of .git stays writable so
-// `git add` and `git commit` work.
-func TestWorkspaceWriteProtectsGitHooksAndConfig(t *testing.T) {
-	w := newWorld(t)
-	gitInit(t, w.work)
-	hook := filepath.Join(w.work, ".git", "hooks", "pre-commit")
-	cfg := filepath.Join(w.work, ".git", "config")
-	before, _ := os.ReadFile(cfg)
-	for _, c := range []string{
-		"echo 'touch pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
-		"git config core.fsmonitor 'touch pwned'",
-		"echo '[core] fsmonitor = touch pwned' >> .git/config",
-		"mv .git/config .git/config.old; echo '[core]' > .git/config",
-		"rm -rf .git/hooks; mkdir .git/hooks; echo x > .git/hooks/pre-commit",
-		"mkdir -p .git/modules/sub/hooks && printf '[core]\\n\\tfsmonitor = touch pwned\\n' > .git/modules/sub/config && echo x > .git/modules/sub/hooks/post-checkout",
-		"mkdir -p .git/worktrees/w && echo '[core] fsmonitor = touch pwned' > .git/worktrees/w/config.worktree",
-	} {
-		w.run(t, WorkspaceWrite, c)
-	}
-	if _, err := os.Stat(hook); err == nil {
-		t.Error("a confined command planted a git hook")
-	}
-	if after, _ := os.ReadFile(cfg); string(after) != string(before) {
-		t.Errorf(".git/config changed:\n%s", after)
-	}
-	for _, p := range []string{".git/modules/sub/config", ".git/modules/sub/hooks/post-checkout", ".git/worktrees/w/config.worktree"} {
-		if _, err := os.Stat(filepath.Join(w.work, p)); err == nil {
-			t.Errorf("a confined command planted %s", p)
-		}
-	}
-	out, err := w.run(t, WorkspaceWrite, "git -c user.name=t -c user.email=t@t commit -qam work && git log --oneline | head -1")
-	if err != nil || !strings.Contains(out, "work") {
-		t.Errorf("git commit under WorkspaceWrite: %v\n%s", err, out)
-	}
-}
-
 // A startup file named by BASH_ENV would run before every command, and
 // SHELLOPTS/BASHOPTS would change how bash parses it.
 func TestShellStartupVariablesDropped(t *testing.T) {

@@ -127,11 +127,7 @@ func (s *Sandbox) policyEnv(base []string, p Policy, scratch string) []string {
 		set("GOTOOLCHAIN", "local")
 		set("GOPROXY", "off")
 		set("GOFLAGS", "-mod=readonly")
-		set("GIT_CONFIG_NOSYSTEM", "1")
-		set("GIT_CONFIG_GLOBAL", "/dev/null")
-		set("GIT_OPTIONAL_LOCKS", "0")
-		set("GIT_NO_REPLACE_OBJECTS", "1")
-		env = withGitOverrides(env)
+		env = HardenGit(env)
 	case WorkspaceWrite:
 		if s.cacheDir != "" {
 			set("GOCACHE", filepath.Join(s.cacheDir, "go-build"))
@@ -162,6 +158,23 @@ func isKeptReadOnly(name string) bool {
 		}
 	}
 	return false
+}
+
+// HardenGit returns env set up so that git, run by the model in a
+// repository it must not change (Plan Mode), runs nothing the repository's
+// configuration names and reads no configuration but the repository's:
+// no system or global configuration, no optional locks, no replace
+// objects, and overrides (GIT_CONFIG_COUNT, which win over the
+// repository's .git/config) turning off fsmonitor, hooks, pagers, editors,
+// credential helpers, transports and signature programs. Commands the
+// sandbox starts under ReadOnly get it; a program running read-only
+// commands without any sandbox applies it itself.
+func HardenGit(env []string) []string {
+	for _, kv := range [][2]string{{"GIT_CONFIG_NOSYSTEM", "1"}, {"GIT_CONFIG_GLOBAL", "/dev/null"},
+		{"GIT_OPTIONAL_LOCKS", "0"}, {"GIT_NO_REPLACE_OBJECTS", "1"}} {
+		env = setEnv(env, kv[0], kv[1])
+	}
+	return withGitOverrides(env)
 }
 
 // withGitOverrides appends gitHardening after any GIT_CONFIG_COUNT entries

@@ -13,8 +13,9 @@ import (
 type StartOption func(*startOptions)
 
 type startOptions struct {
-	network bool
-	env     map[string]string
+	network   bool
+	env       map[string]string
+	longLived bool
 }
 
 // WithEnv sets variables in the command's environment after the policy has
@@ -52,12 +53,19 @@ type Process struct {
 // (wrapped) when the kernel cannot confine the command; the caller decides
 // whether to run it unconfined.
 func (s *Sandbox) Start(cmd *exec.Cmd, p Policy, opts ...StartOption) (*Process, error) {
+	if !s.support.Available {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, s.support.Reason)
+	}
+	return s.launch(cmd, p, opts, true)
+}
+
+// launch starts cmd with the policy's environment, scratch directory and
+// git guard, confined by the kernel when kernel is set (Start), in a
+// session of its own otherwise (StartUnconfined).
+func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel bool) (*Process, error) {
 	var so startOptions
 	for _, o := range opts {
 		o(&so)
-	}
-	if !s.support.Available {
-		return nil, fmt.Errorf("%w: %s", ErrUnavailable, s.support.Reason)
 	}
 	if p != ReadOnly && p != WorkspaceWrite {
 		return nil, fmt.Errorf("sandbox: unknown policy %v", p)
@@ -84,21 +92,28 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy, opts ...StartOption) (*Process,
 	}
 	var git *gitGuard
 	if p == WorkspaceWrite {
-		git = guardGit(s.workdir)
+		git = s.guardGit(so.longLived)
 	}
-	pidns, err := s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network))
+	var pidns bool
+	if kernel {
+		pidns, err = s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network))
+	} else {
+		err = startInSession(cmd)
+	}
 	if err != nil {
 		os.RemoveAll(scratch)
+		git.restore() // nothing ran; lets go of the record
 		return nil, err
 	}
 	return &Process{cmd: cmd, scratch: scratch, git: git, PIDNamespace: pidns}, nil
 }
 
 // Cleanup kills whatever the command left running, deletes its scratch
-// directory and, under WorkspaceWrite, restores .git/config and .git/hooks
-// as they were before the command (git runs them unconfined later). It
-// returns the git paths it restored. In a PID namespace the kernel has
-// already ended every process when the shell exited; otherwise the
+// directory and, under WorkspaceWrite, undoes what the command changed in
+// git's configuration, hooks and repository pointers and was not allowed
+// to (git runs them unconfined later; see WithUserGitConfig). It returns
+// what it undid: paths relative to the workdir, each with what was done.
+// In a PID namespace the kernel has already ended every process when the shell exited; otherwise the
 // command's session is killed, which reaches background jobs but not a
 // process that started a session of its own.
 func (p *Process) Cleanup() (restored []string) {

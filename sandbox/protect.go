@@ -1,125 +1,95 @@
 package sandbox
 
 import (
-	"bytes"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
+	"sync"
+
+	"github.com/harness9/harness9/internal/gitguard"
 )
 
 // Landlock cannot keep one subtree read-only inside a writable workdir
 // without taking away the right to create files in the workdir itself, so
 // what git would later run unconfined on the user's behalf is guarded
 // differently: its state is recorded before a WorkspaceWrite command and
-// restored after it, when every process of the command has ended. A hook
-// planted in .git/hooks, or a core.fsmonitor added to .git/config or to a
-// submodule's or worktree's configuration, would otherwise run outside the
-// sandbox the next time the user runs git.
+// judged after it, when every process of the command has ended. A hook, a
+// core.fsmonitor, a .git replaced by a file or link leading to another
+// configuration, a commondir, a submodule's .git redirected or a new
+// gitlink with a .git of its own would otherwise run outside the sandbox the
+// next time the user runs git (gitguard has the whole list and the rules of
+// what may change: a harmless configuration, a new repository, a sample
+// hook).
+//
+// Commands may run at the same time (sub-agents): they share one record,
+// taken when the first of them starts, so that one command's plant cannot
+// become part of another's "before". A long-lived process (LongLived) has
+// its own.
 
-// gitGuard is the recorded state of the protected git files.
+// WithUserGitConfig tells the git guard where the user's own git
+// configuration is: the home directory ("~/" in core.hooksPath and
+// includes) and the global and system configuration files (~/.gitconfig,
+// ~/.config/git/config, /etc/gitconfig), whose core.hooksPath or includes
+// may lead into the workdir.
+func WithUserGitConfig(home string, files ...string) Option {
+	return func(s *Sandbox) {
+		s.gitOpt.Home = home
+		s.gitOpt.Global = append(s.gitOpt.Global, files...)
+	}
+}
+
+// gitRecord is the record the running WorkspaceWrite commands share.
+type gitRecord struct {
+	mu     sync.Mutex
+	active int
+	snap   *gitguard.Snapshot
+}
+
+// gitGuard is one command's hold on the record.
 type gitGuard struct {
-	dir   string            // <workdir>/.git, when it is a directory
-	files map[string][]byte // protected path → content
+	rec *gitRecord
 }
 
-// skippedInGit are the directories of a git directory that hold no
-// configuration or hook and may be large.
-var skippedInGit = []string{"objects", "refs", "logs", "lfs", "rr-cache"}
+// LongLived marks a process that outlives the calls around it (an MCP
+// server): its git record is its own, taken when it starts and judged when
+// it ends, so that it does not hold the record the model's commands share
+// for the whole session (which would undo, after every command, a change
+// the user made to git's configuration meanwhile).
+func LongLived() StartOption {
+	return func(o *startOptions) { o.longLived = true }
+}
 
-// protectedGitFile reports whether rel (relative to .git) is configuration
-// or a hook, at any depth (submodules live in .git/modules/NAME/).
-func protectedGitFile(rel string) bool {
-	base := filepath.Base(rel)
-	if base == "config" || base == "config.worktree" {
-		return true
+// guardGit records git's state unless a command that is still running
+// already has (a long-lived process gets a record of its own).
+func (s *Sandbox) guardGit(longLived bool) *gitGuard {
+	rec := s.git
+	if longLived {
+		rec = &gitRecord{}
 	}
-	for d := filepath.Dir(rel); d != "." && d != "/"; d = filepath.Dir(d) {
-		if filepath.Base(d) == "hooks" {
-			return true
-		}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.active == 0 {
+		rec.snap = gitguard.Take(s.workdir, s.gitOpt)
 	}
-	return false
+	rec.active++
+	return &gitGuard{rec: rec}
 }
 
-// scan returns the protected files beneath dir, with their contents; a
-// protected path that is not a regular file maps to nil.
-func scanGit(dir string) map[string][]byte {
-	files := map[string][]byte{}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && p != dir && slices.Contains(skippedInGit, d.Name()) {
-			return filepath.SkipDir
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if d.IsDir() || !protectedGitFile(rel) {
-			return nil
-		}
-		b, err := readRegular(p)
-		if err != nil {
-			b = nil
-		}
-		files[p] = b
-		return nil
-	})
-	return files
-}
-
-func guardGit(workdir string) *gitGuard {
-	dir := filepath.Join(workdir, ".git")
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return nil
-	}
-	return &gitGuard{dir: dir, files: scanGit(dir)}
-}
-
-// restore puts the recorded state back and returns the paths it had to
-// repair: changed files get their content back, new ones are removed,
-// deleted ones are written again.
+// restore undoes what the command (or another one running since the record
+// was taken) changed and was not allowed to, and returns what it undid, as
+// paths relative to the workdir with what was done.
 func (g *gitGuard) restore() []string {
-	if g == nil {
+	if g == nil || g.rec == nil {
 		return nil
 	}
-	var fixed []string
-	now := scanGit(g.dir)
-	for p, body := range now {
-		old, known := g.files[p]
-		if known && old != nil && body != nil && bytes.Equal(old, body) {
-			continue
-		}
-		if known && old == nil && body == nil {
-			continue // was not a regular file before either; leave it
-		}
-		_ = os.RemoveAll(p)
-		if known && old != nil {
-			_ = os.WriteFile(p, old, 0o644)
-		}
-		fixed = append(fixed, p)
+	rec := g.rec
+	g.rec = nil // Cleanup may be called twice
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	fixes := rec.snap.Restore()
+	if rec.active--; rec.active == 0 {
+		rec.snap = nil
 	}
-	for p, old := range g.files {
-		if _, still := now[p]; still || old == nil {
-			continue
-		}
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if os.WriteFile(p, old, 0o755) == nil {
-			fixed = append(fixed, p)
-		}
+	out := make([]string, len(fixes))
+	for i, f := range fixes {
+		out[i] = f.String()
 	}
-	slices.Sort(fixed)
-	return fixed
-}
-
-// readRegular reads a regular file, refusing links and special files.
-func readRegular(p string) ([]byte, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	return os.ReadFile(p)
+	return out
 }

@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/harness9/harness9/internal/gitguard"
 )
 
 // Policy is what a confined process may do.
@@ -63,6 +65,8 @@ type Sandbox struct {
 	keepEnv  map[string]bool
 	hideEnv  map[string]bool
 	support  Support
+	gitOpt   gitguard.Options // WithUserGitConfig
+	git      *gitRecord       // the git guard's record, shared by running commands
 }
 
 // Option configures New.
@@ -139,7 +143,7 @@ func New(workdir string, opts ...Option) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: workdir %q: %w", workdir, err)
 	}
-	s := &Sandbox{workdir: real, keepEnv: map[string]bool{}, hideEnv: map[string]bool{}, support: Probe()}
+	s := &Sandbox{workdir: real, keepEnv: map[string]bool{}, hideEnv: map[string]bool{}, support: Probe(), git: &gitRecord{}}
 	for _, o := range opts {
 		o(s)
 	}

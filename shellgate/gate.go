@@ -40,7 +40,8 @@ func (e *CommandError) Error() string {
 type Option func(*config)
 
 type config struct {
-	ws *tool.Workspace
+	ws         *tool.Workspace
+	unconfined bool
 }
 
 // WithWorkspace also checks what the command reads: every path it names
@@ -51,6 +52,19 @@ type config struct {
 // workspace's files. A nil ws checks nothing more.
 func WithWorkspace(ws *tool.Workspace) Option {
 	return func(c *config) { c.ws = ws }
+}
+
+// WithoutKernelSandbox says the command will run without the kernel
+// sandbox (plan_bash = "gated" on a system without Landlock), so the gate
+// is all that stands between it and the machine. It then also refuses what
+// it otherwise leaves to the kernel: ps (every process's command line),
+// file names only known at run time (xargs, $(find ...) operands, find
+// -exec), which may lead through a symbolic link out of the workspace, and,
+// with WithWorkspace, a recursive read (grep -r, rg, find, ls -R, du, tree,
+// diff -r, git grep and ls-files) of a directory that holds a denied
+// location such as ~/.ssh when the workspace is the home directory.
+func WithoutKernelSandbox() Option {
+	return func(c *config) { c.unconfined = true }
 }
 
 // Check reports whether a bash command line may run in Plan Mode. It
@@ -77,8 +91,13 @@ func Check(command string, opts ...Option) error {
 	if err := checkReadOnly(file); err != nil {
 		return err
 	}
+	if cfg.unconfined {
+		if err := checkUnconfined(file); err != nil {
+			return err
+		}
+	}
 	if cfg.ws != nil {
-		return checkPaths(file, cfg.ws)
+		return checkPaths(file, cfg.ws, cfg.unconfined)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -43,11 +44,21 @@ func (s *pathChecker) globValue(n syntax.Node, literal, pattern string) error {
 		}
 		for _, m := range matches {
 			if _, err := s.ws.Resolve(m); err != nil {
-				return s.refusePath(n, literal, fmt.Sprintf("it matches %s, and %v", s.ws.Rel(m), err))
+				return s.refusePath(n, literal, s.matchRefused(m, err))
 			}
 		}
 	}
 	return nil
+}
+
+// matchRefused says why a glob's match m is refused without naming m when
+// it lies outside the workspace: the refusal must not list a directory
+// the command could not.
+func (s *pathChecker) matchRefused(m string, err error) string {
+	if rel := s.ws.Rel(m); !filepath.IsAbs(rel) {
+		return fmt.Sprintf("it matches %s, and %v", rel, err)
+	}
+	return "it matches files outside the workspace, which Plan Mode's bash may not read or list"
 }
 
 // wordPattern returns a word as a bash pattern in which only the unquoted

@@ -64,7 +64,7 @@ var (
 			"--group-separator"), "--file", optArg{1, true}), "--exclude-from", optArg{1, true}),
 		follow: "R", followLong: []string{"--dereference-recursive"},
 		followHint: "use grep -r, which does not follow symlinks below the paths you name"}
-	rgSpec = &argSpec{script: true, scriptShort: "ef", scriptLong: []string{"--regexp", "--file"},
+	rgSpec = &argSpec{script: true, scriptShort: "ef", scriptLong: []string{"--regexp", "--file", "--files"},
 		shortVal: "ABCEMTdefgjmrt", shortPath: "f",
 		long: with(with(vals("--regexp", "--glob", "--iglob", "--type", "--type-not", "--type-add", "--max-depth",
 			"--max-count", "--replace", "--context", "--after-context", "--before-context", "--sort", "--sortr",
@@ -145,8 +145,9 @@ func (sp *argSpec) longArg(name string) (optArg, bool) {
 	return optArg{}, false
 }
 
-// generic checks a command's arguments as sp describes them.
-func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) error {
+// generic checks a command's arguments as sp describes them, and returns
+// the operands it reads as files (not its pattern or script).
+func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) ([]arg, error) {
 	scriptGiven := !sp.script
 	follows := ""
 	for _, a := range args {
@@ -176,7 +177,7 @@ func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) error
 		scriptGiven = scriptGiven || (sp.scriptShort != "" && strings.ContainsAny(v[1:], sp.scriptShort))
 	}
 	if follows != "" && !s.stopsFollowing(sp, args) {
-		return s.refuseFollow(c, follows, sp)
+		return nil, s.refuseFollow(c, follows, sp)
 	}
 	var operands []arg
 	endOpts := false
@@ -199,7 +200,7 @@ func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) error
 					kind = kindOf(o.path)
 				}
 				if err := s.value(c, val, kind); err != nil {
-					return err
+					return nil, err
 				}
 				continue
 			}
@@ -210,7 +211,7 @@ func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) error
 					kind = mustPath
 				}
 				if err := s.word(c, args[i].w, kind); err != nil {
-					return err
+					return nil, err
 				}
 			}
 			continue
@@ -228,30 +229,37 @@ func (s *pathChecker) generic(c *syntax.CallExpr, sp *argSpec, args []arg) error
 				err = s.word(c, args[i].w, kind)
 			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			break
 		}
 		if err := s.attachedValues(c, v); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	var files []arg
 	for k, a := range operands {
 		kind := mustPath
 		if sp.operandsMaybe || (k == 0 && !scriptGiven) {
 			kind = maybePath
 		}
 		if a.runtime {
+			if s.unconfined {
+				return nil, &CommandError{Command: printNode(c), Path: a.value, Reason: runtimeNames}
+			}
 			continue // a file name from a file list (find -exec's {})
 		}
 		if err := s.word(c, a.w, kind); err != nil {
-			return err
+			return nil, err
 		}
 		if kind == mustPath && sp.dirFollows && a.literal() && !s.stopsFollowing(sp, args) && s.isDir(a.value) {
-			return s.refuseFollow(c, a.value, sp)
+			return nil, s.refuseFollow(c, a.value, sp)
+		}
+		if kind == mustPath {
+			files = append(files, a)
 		}
 	}
-	return nil
+	return files, nil
 }
 
 // stopsFollowing reports whether an option turning symlink following off

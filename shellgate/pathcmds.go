@@ -37,9 +37,19 @@ func (s *pathChecker) inner(c *syntax.CallExpr, name string, args []arg) error {
 		sp = &argSpec{}
 	}
 	if sp.noPaths {
+		// Not read as files, but bash still expands their globs.
+		for _, a := range args {
+			if err := s.expansion(c, a.w); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	return s.generic(c, sp, args)
+	ops, err := s.generic(c, sp, args)
+	if err != nil || !s.unconfined {
+		return err
+	}
+	return s.recursion(c, name, args, ops)
 }
 
 // xargs runs its command on names from its input, which must be a file
@@ -153,12 +163,19 @@ options:
 			break options
 		}
 	}
+	var starts []arg
 	for ; i < len(args); i++ {
 		v := args[i].value
 		if isOption(v) || v == "(" || v == "!" || v == "," {
 			break
 		}
 		if err := s.word(c, args[i].w, mustPath); err != nil {
+			return err
+		}
+		starts = append(starts, args[i])
+	}
+	if s.unconfined {
+		if err := s.recursion(c, "find", args, starts); err != nil {
 			return err
 		}
 	}
@@ -245,7 +262,15 @@ globals:
 	if args[i].value == "grep" {
 		sp = gitGrepSpec
 	}
-	return s.generic(c, sp, args[i+1:])
+	if _, err := s.generic(c, sp, args[i+1:]); err != nil {
+		return err
+	}
+	if s.unconfined && (args[i].value == "grep" || args[i].value == "ls-files") {
+		// Pathspecs are patterns, not directories: git reads from where
+		// it runs.
+		return s.recursion(c, "git "+args[i].value, args, nil)
+	}
+	return nil
 }
 
 // goCmd: go -C dir names a directory; go version reads the files it names;

@@ -48,11 +48,14 @@ type pathChecker struct {
 	loopVars  map[string][]word         // for-loop variable → the static words it iterates over
 	inputVars map[string]bool           // variables bound from input (read) or from a non-static list
 	fed       map[*syntax.CallExpr]bool // xargs calls whose input is a file list
+	// unconfined: no kernel sandbox will stop a recursive read below a
+	// denied location (WithoutKernelSandbox).
+	unconfined bool
 }
 
-func checkPaths(file *syntax.File, ws *tool.Workspace) error {
+func checkPaths(file *syntax.File, ws *tool.Workspace, unconfined bool) error {
 	s := &pathChecker{ws: ws, bases: []string{ws.Root()}, loopVars: map[string][]word{},
-		inputVars: map[string]bool{}, fed: fedXargs(file)}
+		inputVars: map[string]bool{}, fed: fedXargs(file), unconfined: unconfined}
 	if err := s.collect(file); err != nil {
 		return err
 	}
@@ -70,10 +73,84 @@ func checkPaths(file *syntax.File, ws *tool.Workspace) error {
 			}
 		case *syntax.CallExpr:
 			firstErr = s.call(n)
+		case *syntax.ForClause:
+			firstErr = s.loopItems(n)
 		}
 		return firstErr == nil
 	})
 	return firstErr
+}
+
+// loopItems checks the globs a for loop iterates over: bash expands them
+// to the names of files, which the loop body may print (echo $f) without
+// any command reading them.
+func (s *pathChecker) loopItems(n *syntax.ForClause) error {
+	it, ok := n.Loop.(*syntax.WordIter)
+	if !ok {
+		return nil
+	}
+	for _, w := range it.Items {
+		if err := s.expansion(n, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expansion checks a word that is not read as a path but that bash may
+// still expand to file names (echo's and printf's operands, a for loop's
+// list): every directory the glob lists must lie inside the workspace and
+// outside its deny list, and ~ may not lead a glob. The names it yields
+// are only printed, so where they lead does not matter.
+func (s *pathChecker) expansion(n syntax.Node, w *syntax.Word) error {
+	lit, ok := literal(w)
+	switch {
+	case !ok || !lit.glob:
+		return nil
+	case lit.tilde:
+		return s.refusePath(n, lit.value, homeOutside)
+	}
+	pattern, unquoted := wordPattern(w)
+	if !strings.ContainsAny(unquoted, "*?[") {
+		return nil // brace expansion alone makes words, not file names
+	}
+	if strings.Contains(unquoted, "{") {
+		return s.refusePath(n, lit.value, "brace expansion in a glob cannot be checked; list the patterns one by one")
+	}
+	comps := globComponents(pattern)
+	for _, b := range s.bases {
+		start := b
+		if strings.HasPrefix(pattern, "/") {
+			start = ""
+		}
+		for k, c := range comps {
+			if !c.wild {
+				continue
+			}
+			dirs, err := expandGlob(start, comps[:k])
+			if err != nil {
+				return s.refusePath(n, lit.value, err.Error())
+			}
+			for _, d := range dirs {
+				if d == "" {
+					d = "/"
+				}
+				if _, err := s.ws.Resolve(d); err != nil {
+					return s.refusePath(n, lit.value, "it lists "+s.listed(d, err))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// listed words why a directory a glob would list is refused, naming it
+// only when it lies inside the workspace.
+func (s *pathChecker) listed(dir string, err error) string {
+	if rel := s.ws.Rel(dir); !filepath.IsAbs(rel) {
+		return fmt.Sprintf("%s, and %v", rel, err)
+	}
+	return "a directory outside the workspace, which Plan Mode's bash may not list"
 }
 
 // collect records loop and read variables and the directories cd may

@@ -11,6 +11,14 @@ type ReadOnlyCapable interface {
 	CanRunReadOnly() bool
 }
 
+// GateOnly is implemented by ReadOnlyCapable tools that report whether a
+// parse gate alone guards their read-only calls on this system (no kernel
+// sandbox; the user opted in). A Plan-Mode gate then checks their calls
+// more strictly: what it otherwise leaves to the kernel is refused too.
+type GateOnly interface {
+	GateOnly() bool
+}
+
 // Contained is implemented by tools that report whether the harness can
 // bound their effects (bash inside the kernel sandbox writes only the
 // workdir and has no network). A tool that reports false is asked about

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/harness9/harness9/internal/gitguard"
 )
 
 // deniedInHome are the entries of the user's home directory no file the
@@ -48,14 +50,16 @@ type Workspace struct {
 	// directory and with its symlinks resolved, so neither a path spelled
 	// through the home directory nor one through a link's target gets in.
 	deny []string
+	git  gitguard.Options // what the git guard needs to know of the user's configuration
 }
 
 // WorkspaceOption configures a Workspace.
 type WorkspaceOption func(*workspaceConfig)
 
 type workspaceConfig struct {
-	home   string
-	denied []string
+	home      string
+	denied    []string
+	gitConfig []string
 }
 
 // WithHome sets the home directory the deny list (~/.ssh, ~/.aws, ~/.gnupg,
@@ -95,7 +99,7 @@ func NewWorkspace(root string, opts ...WorkspaceOption) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace root %q: %w", root, err)
 	}
-	w := &Workspace{root: real, fs: fsroot}
+	w := &Workspace{root: real, fs: fsroot, git: gitguard.Options{Home: cfg.home, Global: cfg.gitConfig}}
 	if abs != real {
 		w.given = abs
 	}
@@ -168,13 +172,17 @@ func (w *Workspace) locate(path string) (rel, resolved string, err error) {
 	// No filepath.Clean here: "link/.." must climb from where link leads.
 	resolved, err = resolveLinks(joined)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path it names may be a link's target outside the root
+		}
 		return "", "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
 	if !within(w.root, resolved) {
 		return "", "", fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(resolved); ok {
-		return "", "", deniedError(path, d)
+		return "", "", w.deniedError(path, d)
 	}
 	if elsewhere {
 		rel = w.rel(resolved)
@@ -242,8 +250,14 @@ func (w *Workspace) denied(p string) (string, bool) {
 	return "", false
 }
 
-func deniedError(path, location string) error {
-	return fmt.Errorf("path %q is in %s, which holds credentials and is off limits to tools", path, location)
+// deniedError refuses a path in a denied location, named relative to the
+// root (a refusal never names a path outside the workdir).
+func (w *Workspace) deniedError(path, location string) error {
+	where := "a location"
+	if rel := w.Rel(location); !filepath.IsAbs(rel) {
+		where = rel
+	}
+	return fmt.Errorf("path %q is in %s, which holds credentials and is off limits to tools", path, where)
 }
 
 // within reports whether p is dir or below it. Both must be clean and absolute.

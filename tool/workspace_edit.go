@@ -24,9 +24,22 @@ func (w *Workspace) lstatName(path string) (string, error) {
 	}
 	full := filepath.Join(resolved, base)
 	if d, ok := w.denied(full); ok {
-		return "", deniedError(path, d)
+		return "", w.deniedError(path, d)
 	}
 	return w.rel(full), nil
+}
+
+// changeName is lstatName for a call that changes what is at path (Remove,
+// Chmod): git's configuration and hooks are refused (refuseGit).
+func (w *Workspace) changeName(path string) (string, error) {
+	rel, err := w.lstatName(path)
+	if err != nil {
+		return "", err
+	}
+	if err := w.refuseGit(path, filepath.Join(w.root, rel)); err != nil {
+		return "", err
+	}
+	return rel, nil
 }
 
 // Lstat returns the FileInfo of path itself: a symbolic link at path is
@@ -48,7 +61,7 @@ func (w *Workspace) Lstat(path string) (fs.FileInfo, error) {
 // what it points to). A directory is refused. Removing what does not exist
 // succeeds.
 func (w *Workspace) Remove(path string) error {
-	rel, err := w.lstatName(path)
+	rel, err := w.changeName(path)
 	if err != nil {
 		return err
 	}
@@ -71,7 +84,7 @@ func (w *Workspace) Remove(path string) error {
 // Chmod sets the permission bits of the regular file at path, which must
 // not be a symbolic link.
 func (w *Workspace) Chmod(path string, mode fs.FileMode) error {
-	rel, err := w.lstatName(path)
+	rel, err := w.changeName(path)
 	if err != nil {
 		return err
 	}

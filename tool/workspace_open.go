@@ -111,6 +111,9 @@ func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error
 	if err != nil {
 		return false, err
 	}
+	if err := w.refuseGit(path, resolved); err != nil {
+		return false, err
+	}
 	// The resolved name has no symlink in it now; os.Root keeps it beneath
 	// the root should one be planted before the write.
 	rel := w.rel(resolved)
@@ -137,7 +140,7 @@ func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error
 	}
 	created, err = atomicfile.Write(w.fs, rel, data)
 	if err != nil {
-		return false, w.wrap(path, err)
+		return false, w.wrapAs("write", path, err)
 	}
 	return created, nil
 }
@@ -164,7 +167,10 @@ func refuseSpecial(path string, fi fs.FileInfo) error {
 
 // wrap words an os.Root error for the model, keeping it matchable with
 // errors.Is.
-func (w *Workspace) wrap(path string, err error) error {
+func (w *Workspace) wrap(path string, err error) error { return w.wrapAs("open", path, err) }
+
+// wrapAs is wrap for what verb failed to do ("open", "write").
+func (w *Workspace) wrapAs(verb, path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%q does not exist: %w", path, err)
 	}
@@ -172,7 +178,7 @@ func (w *Workspace) wrap(path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err // the root's own name for the file says nothing to the model
 	}
-	return fmt.Errorf("cannot open %q: %w", path, err)
+	return fmt.Errorf("cannot %s %q: %w", verb, path, err)
 }
 
 // checkOpened asks the kernel where an opened file really is and refuses
@@ -187,7 +193,7 @@ func (w *Workspace) checkOpened(path string, f *os.File) error {
 		return fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(real); ok {
-		return deniedError(path, d)
+		return w.deniedError(path, d)
 	}
 	return nil
 }

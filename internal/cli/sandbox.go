@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/gitguard"
 	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
@@ -26,7 +27,9 @@ func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string
 		return nil, nil
 	}
 	home, _ := os.UserHomeDir()
+	git := gitguard.UserConfig(getenv, home)
 	return sandbox.New(ws.Root(),
+		sandbox.WithUserGitConfig(git.Home, git.Global...),
 		sandbox.WithDeny(ws.DenyList()...),
 		sandbox.WithDeny(c.Home),
 		sandbox.WithToolchains(home, getenv("PATH")),
@@ -112,7 +115,7 @@ func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcpt
 		if s, ok := c.MCPServers[server]; ok && s.Unconfined {
 			return nil, cmd.Start()
 		}
-		proc, err := sb.Start(cmd, sandbox.WorkspaceWrite, sandbox.WithNetworkAccess(), sandbox.WithEnv(env))
+		proc, err := sb.Start(cmd, sandbox.WorkspaceWrite, sandbox.WithNetworkAccess(), sandbox.WithEnv(env), sandbox.LongLived())
 		if err != nil {
 			return nil, fmt.Errorf("starting MCP server %s in the sandbox: %w", server, err)
 		}

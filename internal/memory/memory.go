@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/gitguard"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
 )
@@ -194,8 +195,12 @@ func (b Book) projectMemory() (name, content string) {
 
 // ProjectWorkspace opens workdir as the model sees it: the user's home
 // deny list (~/.ssh, ~/.aws ...) and harness9's data directory home are
-// refused, even when the workdir contains them.
+// refused, even when the workdir contains them, and nothing is written
+// where git finds its configuration and hooks (the user's own git
+// configuration included, for a core.hooksPath or include leading into the
+// workdir).
 func ProjectWorkspace(workdir, home string) (*tool.Workspace, error) {
 	userHome, _ := os.UserHomeDir() // none: nothing there to protect
-	return tool.NewWorkspace(workdir, tool.WithHome(userHome), tool.WithDenied(home))
+	git := gitguard.UserConfig(os.Getenv, userHome)
+	return tool.NewWorkspace(workdir, tool.WithHome(userHome), tool.WithDenied(home), tool.WithGitConfig(git.Global...))
 }

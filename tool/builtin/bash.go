@@ -150,6 +150,12 @@ func (b *Bash) Contained() bool { return b.confined() && !b.sb.Network() }
 // or explicitly allowed to rely on a parse gate.
 func (b *Bash) CanRunReadOnly() bool { return b.confined() || b.gateOnly }
 
+// GateOnly reports whether a parse gate alone guards this tool's read-only
+// calls: no kernel sandbox confines them here, and the user opted into
+// running them anyway (WithUnconfinedReadOnly). The Plan-Mode gate then
+// also refuses what only the kernel would have stopped.
+func (b *Bash) GateOnly() bool { return !b.confined() && b.gateOnly }
+
 // confined reports whether commands run in the kernel sandbox.
 func (b *Bash) confined() bool { return b.sb != nil && b.sb.Support().Available }
 
@@ -238,8 +244,9 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 		fmt.Fprintf(&res, "%s; it and every process it started were killed\n", stopped)
 	}
 	if len(restored) > 0 {
-		fmt.Fprintf(&res, "harness9 restored %s: git would run hooks and configuration changes outside the sandbox, "+
-			"so commands may not change them\n", strings.Join(restored, ", "))
+		fmt.Fprintf(&res, "harness9 undid changes to git's configuration, hooks or repository pointers: %s. "+
+			"git runs what these name outside the sandbox the next time the user runs it, so commands may not "+
+			"change them; if the change is really needed, tell the user what to change and why\n", listSome(restored, 8))
 		failed = true
 	}
 	var exitErr *exec.ExitError
@@ -283,15 +290,38 @@ func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func() []str
 			"without the kernel sandbox nothing guarantees that (" + why + "). " +
 			"Explore with read_file, list_files, search_files and glob instead", nil
 	}
-	// Unconfined: a session of its own, so the command cannot read the
-	// user's terminal and its whole session can be killed afterwards.
+	if b.sb != nil {
+		// No kernel sandbox here, but the user chose to run commands
+		// anyway: every layer that needs no kernel still applies (the
+		// policy's environment with git hardened, the scratch directory,
+		// the session, the git guard).
+		p, err := b.sb.StartUnconfined(cmd, policy)
+		if err != nil {
+			return nil, "", err
+		}
+		return p.Cleanup, "", nil
+	}
+	// No sandbox at all (turned off): a session of its own, so the command
+	// cannot read the user's terminal and its whole session can be killed
+	// afterwards; read-only commands still get git hardened.
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	if policy == sandbox.ReadOnly {
+		cmd.Env = sandbox.HardenGit(cmd.Env)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
 	pid := cmd.Process.Pid
 	return func() []string { _ = syscall.Kill(-pid, syscall.SIGKILL); return nil }, "", nil
+}
+
+// listSome joins the first n items and says how many more there are.
+func listSome(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // kill ends the process group: SIGTERM first so programs can clean up,
