@@ -3,24 +3,26 @@ package planning
 import (
 	"errors"
 	"fmt"
+
+	"github.com/harness9/harness9/planning/plan"
 )
 
-// Status is the phase of a session's planning workflow. It is separate from
-// Mode (which the user picks) and from how one run ended (agent.RunStatus):
-// a status outlives runs and is stored with the session.
-type Status string
+// Status is the phase of a session's planning workflow (plan.Status). It is
+// separate from Mode (which the user picks) and from how one run ended
+// (agent.RunStatus): a status outlives runs and is stored with the session.
+type Status = plan.Status
 
 // The statuses.
 const (
-	StatusIdle             Status = "idle"              // no plan in flight
-	StatusRunning          Status = "running"           // a run is in progress, no plan submitted in it yet
-	StatusAwaitingApproval Status = "awaiting_approval" // a plan waits for the user's review
-	StatusExecuting        Status = "executing"         // an approved plan is being carried out
-	StatusStalled          Status = "stalled"           // execution stopped without finishing the todo list
+	StatusIdle             = plan.StatusIdle             // no plan in flight
+	StatusRunning          = plan.StatusRunning          // a run is in progress, no plan submitted in it yet
+	StatusAwaitingApproval = plan.StatusAwaitingApproval // a plan waits for the user's review
+	StatusExecuting        = plan.StatusExecuting        // an approved plan is being carried out
+	StatusStalled          = plan.StatusStalled          // execution stopped without finishing the todo list
 )
 
 // Statuses lists every status, in the order of a plan's life.
-var Statuses = []Status{StatusIdle, StatusRunning, StatusAwaitingApproval, StatusExecuting, StatusStalled}
+var Statuses = plan.Statuses
 
 // Action is a step of the planning workflow: one of Workflow's transitions.
 type Action string
