@@ -32,7 +32,6 @@ const ErrTypeNotWaiting = "not_waiting"
 
 // Defaults of a workflow's limits.
 const (
-	DefaultMaxTurns         = 50
 	DefaultHeartbeatTimeout = 15 * time.Second
 	// DefaultContinueAfter is how many steps (activities) one workflow run
 	// takes before an execution continues as a new run, which keeps a
@@ -71,8 +70,9 @@ type Input struct {
 	TaskQueue string
 	// HistoryLen is the session's message count when the workflow starts.
 	HistoryLen int
-	// MaxTurns caps model calls per run; StallThreshold and MaxRounds are
-	// planning.Executor's (0: its defaults).
+	// MaxTurns caps model calls per run (0: agent.DefaultMaxTurns);
+	// StallThreshold and MaxRounds are planning.Executor's (0: its
+	// defaults).
 	MaxTurns, StallThreshold, MaxRounds int
 	// HeartbeatTimeout is how soon a step on a dead worker is retried
 	// elsewhere on the queue (default DefaultHeartbeatTimeout).
@@ -163,7 +163,7 @@ type flow struct {
 // planning.Executor fed only by the todo lists activities return.
 func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if in.MaxTurns <= 0 {
-		in.MaxTurns = DefaultMaxTurns
+		in.MaxTurns = agent.DefaultMaxTurns
 	}
 	if in.HeartbeatTimeout <= 0 {
 		in.HeartbeatTimeout = DefaultHeartbeatTimeout

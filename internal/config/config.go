@@ -16,6 +16,11 @@ import (
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
 )
 
 // Environment variables harness9 reads.
@@ -225,14 +230,14 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	c := &Config{
 		Home:             home,
 		File:             filepath.Join(home, "config.toml"),
-		MaxTurns:         50,
-		ToolTimeout:      2 * time.Minute,
-		MaxToolOutput:    32 * 1024,
+		MaxTurns:         agent.DefaultMaxTurns,
+		ToolTimeout:      tool.DefaultTimeout,
+		MaxToolOutput:    tool.DefaultMaxOutput,
 		EvidenceGate:     true,
-		StallThreshold:   3,
-		MaxExecRounds:    50,
-		CompactThreshold: 0.8,
-		KeepRecent:       10,
+		StallThreshold:   planning.DefaultStallThreshold,
+		MaxExecRounds:    planning.DefaultMaxRounds,
+		CompactThreshold: compact.DefaultThreshold,
+		KeepRecent:       compact.DefaultKeepRecent,
 		Providers:        builtinProviders(),
 		MCPServers:       map[string]MCPServer{},
 		Sandbox:          defaultSandbox(),
