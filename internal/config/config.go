@@ -331,7 +331,7 @@ func homeDir(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot find your home directory; set %s to a data directory: %w", EnvHome, err)
 	}
-	return filepath.Join(uh, ".harness9"), nil
+	return filepath.Join(uh, tool.DataDirName), nil
 }
 
 // scriptedVision: the scripted provider accepts images (it records them).

@@ -415,8 +415,8 @@ func fullState() session.State {
 			Content: "# Plan\n\n1. read\n2. fix — ünïcödé",
 			Steps:   []string{"read main.go", "fix the bug", "write docs"},
 		},
-		TaskDir:  "/w/.harness9/tasks/981173106-fix-the-bug",
-		PlanFile: "/w/.harness9/plans/981173106-abcd0001.md",
+		TaskDir:  "/w/.data/tasks/981173106-fix-the-bug",
+		PlanFile: "/w/.data/plans/981173106-abcd0001.md",
 		Compaction: &session.Compaction{
 			Summary:      "## Goal\nfix\n## Active Tasks\n[>] fix the bug",
 			Covered:      12,
