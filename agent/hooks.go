@@ -48,7 +48,7 @@ func (e *Engine) runHooks(ctx context.Context, s *stream, mode planning.Mode, ev
 	ev.SessionID = e.SessionID()
 	ev.Cwd = e.cfg.workdir
 	ev.PermissionMode = mode.String()
-	out := e.cfg.hooks.Run(sandbox.ContextWithPolicy(ctx, sandboxPolicy(mode)), ev)
+	out := e.cfg.hooks.Run(sandbox.ContextWithPolicy(ctx, planning.PolicyFor(mode).Sandbox), ev)
 	for _, f := range out.Failures {
 		s.emit(HookReport{Event: string(ev.Name), Hook: f.Hook.Label(), Message: f.Message})
 	}

@@ -64,6 +64,7 @@ type turnLoop struct {
 	e      *Engine
 	s      *stream
 	mode   planning.Mode
+	policy planning.Policy // what mode means (planning's mode table)
 	gate   tool.Gate
 	defs   []llm.ToolDef
 	model  string // the model name sent for this run
@@ -156,7 +157,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 			system = s
 		}
 	}
-	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining,
+	return &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), gate: gate, defs: e.registry.Definitions(gate), refining: refining,
 		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
 		model:  model, system: system}
 }
@@ -174,10 +175,10 @@ func (e *Engine) leave(ctx context.Context) {
 func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
 	l.e.beginTurn(ctx, prompt.text, l.mode)
 	text := prompt.text
-	if l.mode == planning.ModePlan && !l.e.isChild() {
+	if !l.e.isChild() {
 		// A read-only sub-agent runs under Plan Mode's gate but has no
 		// plan to submit: its prompt is the parent's task, as given.
-		text = planning.PlanPrompt(text)
+		text = l.policy.PromptPrefix + text
 	}
 	if err := l.e.repairHistory(ctx); err != nil {
 		return err
@@ -253,7 +254,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 // run that leaves active todos without calling submit_plan has still made a
 // plan: it is submitted on the model's behalf (the seeds' fallback).
 func (l *turnLoop) finish() RunStatus {
-	if l.mode != planning.ModePlan || l.e.isChild() || l.e.Status() == planning.StatusAwaitingApproval {
+	if !l.policy.Plans || l.e.isChild() || l.e.Status() == planning.StatusAwaitingApproval {
 		return RunCompleted
 	}
 	todos := l.e.st.Todos()

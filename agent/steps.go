@@ -114,10 +114,7 @@ func (e *Engine) stepPrompt(ctx context.Context, mode planning.Mode, prompt stri
 	e.st.SyncMode(ctx)
 	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, r *StepResult) error {
 		l.s.emit(e.startedIn(mode))
-		wrapped := prompt
-		if mode == planning.ModePlan {
-			wrapped = planning.PlanPrompt(prompt)
-		}
+		wrapped := planning.PolicyFor(mode).PromptPrefix + prompt
 		if e.storedPrompt(after, wrapped) {
 			return nil
 		}

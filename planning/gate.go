@@ -73,11 +73,11 @@ func WithWorkspace(ws *tool.Workspace) GateOption {
 // mode every tool is allowed except submit_plan, which only means something
 // while planning.
 func NewGate(mode Mode, opts ...GateOption) tool.Gate {
-	g := &modeGate{mode: mode}
+	g := &modeGate{mode: mode, policy: PolicyFor(mode)}
 	for _, o := range opts {
 		o(g)
 	}
-	if mode == ModePlan {
+	if g.policy.ReadOnly {
 		g.allowed = make(map[string]bool, len(planAllowlist)+len(g.extra))
 		for _, n := range planAllowlist {
 			g.allowed[n] = true
@@ -91,17 +91,18 @@ func NewGate(mode Mode, opts ...GateOption) tool.Gate {
 
 type modeGate struct {
 	mode    Mode
+	policy  Policy
 	extra   []string        // WithReadOnlyTools, WithShellTools
 	shell   map[string]bool // WithShellTools
 	ws      *tool.Workspace // WithWorkspace; nil: bash paths are not sandboxed
-	allowed map[string]bool // Plan Mode only
+	allowed map[string]bool // read-only modes only
 }
 
 func (g *modeGate) Visible(name string) bool {
-	if g.mode == ModePlan {
-		return g.allowed[name]
+	if g.policy.ReadOnly {
+		return g.allowed[name] && (name != SubmitPlanName || g.policy.Plans)
 	}
-	return name != SubmitPlanName
+	return name != SubmitPlanName || g.policy.Plans
 }
 
 func (g *modeGate) Check(name string, input json.RawMessage) error {
@@ -114,7 +115,7 @@ func (g *modeGate) Check(name string, input json.RawMessage) error {
 			"Explore with %s, then call submit_plan with a title, content and steps; the changes are made after the user approves",
 			name, strings.Join(g.readTools(), ", "))
 	}
-	if g.mode == ModePlan && g.shell[name] {
+	if g.policy.ReadOnly && g.shell[name] {
 		command, err := bashCommand(input)
 		if err == nil {
 			err = shellgate.Check(command, shellgate.WithWorkspace(g.ws))

@@ -200,10 +200,11 @@ func (w *Workflow) Approve(mode Mode, taskDir string) error {
 	return nil
 }
 
-// CheckExecMode reports whether an approved plan can execute in mode: in
-// ModeDefault or ModeAutoEdit, not in ModePlan, which cannot edit.
+// CheckExecMode reports whether an approved plan can execute in mode
+// (Policy.Executes): in ModeDefault or ModeAutoEdit, not in ModePlan,
+// which cannot edit.
 func CheckExecMode(mode Mode) error {
-	if mode != ModeDefault && mode != ModeAutoEdit {
+	if !PolicyFor(mode).Executes {
 		return fmt.Errorf("planning: a plan is approved to run in %s or %s mode, not %s: that mode cannot edit", ModeDefault, ModeAutoEdit, mode)
 	}
 	return nil
@@ -213,10 +214,10 @@ func CheckExecMode(mode Mode) error {
 // the session is in: the approval's mode when it was approved here,
 // otherwise the session's own mode, except Plan (which cannot edit).
 func (w *Workflow) ExecMode(current Mode) Mode {
-	if current != ModePlan {
+	if PolicyFor(current).Executes {
 		return current
 	}
-	if w.execMode == ModePlan {
+	if !PolicyFor(w.execMode).Executes {
 		return ModeDefault
 	}
 	return w.execMode
