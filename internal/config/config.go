@@ -114,17 +114,18 @@ type Config struct {
 	Agents AgentLimits
 
 	// MaxRetries is how many times a failed model call (429, 5xx, dropped
-	// connection) is retried: 0 means the default (3), -1 never.
+	// connection) is retried: 0 means the default (llm.DefaultMaxRetries),
+	// -1 never.
 	MaxRetries int
 	// MaxRetryWait caps the total time spent waiting between retries of one
-	// call (0 = the default, 6s).
+	// call (0 = the default, llm.DefaultMaxTotal).
 	MaxRetryWait time.Duration
 
 	// CompactThreshold is the share of the context window that triggers
-	// compaction (default 0.8).
+	// compaction (default compact.DefaultThreshold).
 	CompactThreshold float64
 	// KeepRecent is how many of the newest messages compaction keeps
-	// verbatim (default 10).
+	// verbatim (default compact.DefaultKeepRecent).
 	KeepRecent int
 
 	Providers  map[string]Provider
