@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/durable"
 	"github.com/harness9/harness9/internal/temporaltest"
 	"github.com/harness9/harness9/llm"
@@ -34,7 +35,7 @@ import (
 // Temporal dev server — and the two must agree on everything a user can
 // see: how each call ends, the events (as `run --json` and `serve` show
 // them), the stored state, the stored conversation, the files in the
-// workdir and the hooks that ran.
+// workdir, the hooks that ran and the compactions made.
 //
 // A scenario is a sequence of what a user does. A run and a continue are a
 // new process on the local engine (a fresh engine, as `harness9 run
@@ -75,6 +76,9 @@ type scenario struct {
 	stall   int  // stall threshold (0: the default)
 	turnCap int  // max turns (0: the default)
 	hooks   bool // the user's hooks (recHooks): block the first stop and a prompt saying "forbidden"
+	// window, when set, is the model's context window, with a compactor
+	// that keeps the newest 2 messages and summarises with its own model.
+	window int
 }
 
 func todoItems(statuses ...planning.TodoStatus) []planning.TodoItem {
@@ -239,7 +243,25 @@ var scenarios = []scenario{{
 	},
 	actions: []action{run(planning.ModeDefault, "write a file"), run(planning.ModeDefault, "a forbidden prompt")},
 	hooks:   true,
+}, {
+	name: "compaction before a model call, decided from the provider's usage",
+	want: []agent.RunStatus{agent.RunCompleted},
+	turns: []scripted.Turn{
+		{Calls: scripted.Calls(todoWrite(inProgress)), Usage: llm.Usage{InputTokens: 100}},
+		listing(200), listing(300), listing(900),
+		{Text: "done after compaction", Usage: llm.Usage{InputTokens: 300},
+			Match: func(r llm.Request) bool { return strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader) }},
+	},
+	actions: []action{run(planning.ModeDefault, "list files a lot")},
+	window:  1000,
 }}
+
+// listing is a turn that lists files, with a long text, and whose provider
+// reports the context at in tokens.
+func listing(in int) scripted.Turn {
+	return scripted.Turn{Text: strings.Repeat("lorem ipsum dolor sit amet ", 20), Calls: scripted.Calls(scripted.Call("list_files", nil)),
+		Usage: llm.Usage{InputTokens: in, OutputTokens: 10}}
+}
 
 // flips are four execution rounds that each move one more item to
 // in_progress and complete none.
@@ -272,6 +294,7 @@ func TestBothEnginesAgreeOnEveryPlanningScenario(t *testing.T) {
 			compare(t, "stored conversation", local.messages, remote.messages)
 			compare(t, "files", local.files, remote.files)
 			compare(t, "hooks", local.hooks, remote.hooks)
+			compare(t, "summarisation calls", local.summaries, remote.summaries)
 		})
 	}
 }
@@ -309,8 +332,10 @@ type world struct {
 	home  string
 	store session.Store
 	model *scripted.Provider
-	hooks *recHooks
-	id    string
+	// summariser is the compactor's model (scenario.window).
+	summariser *scripted.Provider
+	hooks      *recHooks
+	id         string
 }
 
 func newWorld(t *testing.T, sc scenario) *world {
@@ -327,6 +352,9 @@ func newWorld(t *testing.T, sc scenario) *world {
 	w := &world{t: t, sc: sc, dir: dir, home: t.TempDir(), store: st, model: scripted.New(sc.turns...)}
 	if sc.hooks {
 		w.hooks = &recHooks{}
+	}
+	if sc.window > 0 {
+		w.summariser = scripted.New(scripted.Turn{Text: "Goal: list files.\nProgress: listed them."})
 	}
 	return w
 }
@@ -352,13 +380,17 @@ func (w *world) Engine(_ context.Context, id string) (*agent.Engine, error) {
 	if w.hooks != nil {
 		opts = append(opts, agent.WithHooks(w.hooks))
 	}
+	if w.summariser != nil {
+		opts = append(opts, agent.WithContextWindow(w.sc.window),
+			agent.WithCompactor(compact.New(w.summariser, "m", compact.WithKeepRecent(2))))
+	}
 	return agent.New(w.model, opts...)
 }
 
 // outcome is what a user can see of a scenario, with the paths and ids
 // that differ between the two worlds written as placeholders.
 type outcome struct {
-	statuses, events, state, messages, files, hooks []string
+	statuses, events, state, messages, files, hooks, summaries []string
 }
 
 func runLocal(t *testing.T, sc scenario) outcome {
@@ -532,6 +564,9 @@ func (w *world) seen(out outcome) outcome {
 	sort.Strings(out.files)
 	if w.hooks != nil {
 		out.hooks = seenHooks(w.hooks)
+	}
+	if w.summariser != nil {
+		out.summaries = []string{fmt.Sprintf("%d summarisation calls", len(w.summariser.Requests()))}
 	}
 	placeholders := strings.NewReplacer(w.dir, "<workdir>", w.home, "<home>", w.id, "<session>", w.id[:min(8, len(w.id))], "<id8>")
 	for _, list := range []*[]string{&out.events, &out.state, &out.messages, &out.files, &out.hooks} {
