@@ -53,7 +53,9 @@ type Input struct {
 	// ModeDefault; otherwise the workflow waits for a Review signal, as
 	// long as it takes.
 	AutoApprove bool
-	// Continue resumes the execution of an approved plan (no Prompt).
+	// Continue resumes the execution of an approved plan (no Prompt): the
+	// workflow's first step takes the plan's mode and todo list from the
+	// store.
 	Continue bool
 	// Review waits for a review of the stored plan first (no Prompt).
 	Review bool
@@ -105,7 +107,8 @@ type Review struct {
 
 // Status is what the status query returns.
 type Status struct {
-	// Phase is the session's planning.Status as the workflow knows it.
+	// Phase is the session's planning.Status as the last step reported
+	// it ("" before the first).
 	Phase planning.Status
 	// Waiting says the workflow waits for a Review signal.
 	Waiting bool
