@@ -110,3 +110,7 @@ func (h hostedSteps) Complete(ctx context.Context, outcome planning.ExecOutcome)
 // SetMode is a no-op: the mode of the next loop is stored by its prompt
 // step.
 func (h hostedSteps) SetMode(context.Context, planning.Mode) {}
+
+// RoundMode is mode: nobody changes a durable session's mode while its
+// plan executes.
+func (h hostedSteps) RoundMode(_ context.Context, mode planning.Mode) planning.Mode { return mode }

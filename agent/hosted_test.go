@@ -174,3 +174,42 @@ func TestHostedRefiningLoopKeepsThePlanTitle(t *testing.T) {
 		t.Fatalf("plan after refining = %+v; want the title kept and two steps", p)
 	}
 }
+
+// The user may change the mode between the rounds of an execution (the
+// TUI's Shift+Tab): the next round runs in it. Here the plan executes in
+// Default and the user switches to AutoEdit during the first round, so the
+// second round's write waits for the user.
+func TestModeChangedDuringExecutionTakesEffectNextRound(t *testing.T) {
+	h := newHarness(t)
+	eng := planned(t, h, "create a.txt", "create b.txt")
+	h.p.Add(
+		scripted.Turn{Calls: scripted.Calls(write("a.txt", "a"))},
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted), todo("2", "create b.txt", planning.TodoPending)))},
+		scripted.Turn{Text: "a is done."},
+		scripted.Turn{Calls: scripted.Calls(write("b.txt", "b"))},
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "create a.txt", planning.TodoCompleted), todo("2", "create b.txt", planning.TodoCompleted)))},
+		scripted.Turn{Text: "b is done."},
+	)
+	var asked []string
+	round := 0
+	for ev := range eng.Approve(context.Background(), planning.ModeDefault) {
+		switch ev := ev.(type) {
+		case agent.ExecRound:
+			round = ev.Round
+		case agent.ToolCall:
+			if round == 1 {
+				eng.SetMode(planning.ModeAutoEdit)
+			}
+		case *agent.ApprovalRequest:
+			asked = append(asked, ev.Call.Name)
+			ev.Respond(agent.AllowOnce, "")
+		case agent.Done:
+			if ev.Status != agent.RunCompleted {
+				t.Fatalf("execution ended %s: %v", ev.Status, ev.Err)
+			}
+		}
+	}
+	if len(asked) != 1 || asked[0] != "write_file" || round != 2 {
+		t.Fatalf("asked about %v in %d rounds; want the second round's write only", asked, round)
+	}
+}

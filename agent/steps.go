@@ -334,3 +334,8 @@ func (x *engineSteps) Complete(ctx context.Context, outcome planning.ExecOutcome
 
 // SetMode implements driver.Steps.
 func (x *engineSteps) SetMode(_ context.Context, mode planning.Mode) { x.e.SetMode(mode) }
+
+// RoundMode implements driver.Steps: a round runs in the session's mode,
+// which approving or continuing set to the plan's and SetMode may change
+// between rounds.
+func (x *engineSteps) RoundMode(context.Context, planning.Mode) planning.Mode { return x.e.Mode() }

@@ -394,6 +394,10 @@ func (a activitySteps) Complete(_ context.Context, outcome planning.ExecOutcome)
 // SetMode is a no-op: the next loop's prompt step stores its mode.
 func (a activitySteps) SetMode(context.Context, planning.Mode) {}
 
+// RoundMode is mode: nobody changes the session's mode while the workflow
+// executes its plan.
+func (a activitySteps) RoundMode(_ context.Context, mode planning.Mode) planning.Mode { return mode }
+
 // step runs one activity on the session's task queue and takes in what it
 // returned: its events, the planning status it left and the loop's state.
 func (f *flow) step(activity any, in StepInput, l *driver.Loop) (driver.Result, error) {

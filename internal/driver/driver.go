@@ -76,6 +76,10 @@ type Steps interface {
 	// SetMode makes mode the session's mode for what comes next (the user
 	// chose to refine a plan: the session goes back to planning).
 	SetMode(ctx context.Context, mode plan.Mode)
+	// RoundMode is the mode the next execution round runs in, for a plan
+	// executing in mode: the session's mode now, which the user may have
+	// changed between rounds (the TUI's Shift+Tab), else mode.
+	RoundMode(ctx context.Context, mode plan.Mode) plan.Mode
 }
 
 // Loop is the state of one run loop that is not in the store. The driver
@@ -296,7 +300,7 @@ func (d *Driver) Execute(ctx context.Context, mode plan.Mode, resumed bool) (Sta
 	handed := false
 	round := func(ctx context.Context, prompt string) error {
 		before, _, _ := planning.Progress(d.st.Todos)
-		status, err := d.Run(ctx, mode, prompt, false)
+		status, err := d.Run(ctx, d.steps.RoundMode(ctx, mode), prompt, false)
 		last = status
 		switch {
 		case err != nil:

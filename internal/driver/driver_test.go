@@ -97,6 +97,8 @@ func (f *fakeSteps) SetMode(_ context.Context, m plan.Mode) {
 	f.log = append(f.log, "mode("+m.String()+")")
 }
 
+func (f *fakeSteps) RoundMode(_ context.Context, m plan.Mode) plan.Mode { return m }
+
 type rounds struct{ log *[]string }
 
 func (r rounds) Round(round, done, total int) {
