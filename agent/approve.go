@@ -28,7 +28,7 @@ var ErrNothingToContinue = errors.New("agent: no approved plan to continue")
 // event before it.
 func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
-		return e.drive(ctx, s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Approve(ctx, mode) })
+		return e.drive(s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Approve(ctx, mode) })
 	})
 }
 
@@ -76,7 +76,7 @@ func (e *Engine) createTaskDir(plan planning.Plan) (string, error) {
 // awaiting approval must be approved with Approve instead.
 func (e *Engine) Continue(ctx context.Context) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
-		return e.drive(ctx, s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Continue(ctx) })
+		return e.drive(s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Continue(ctx) })
 	})
 }
 
@@ -100,7 +100,7 @@ func (e *Engine) CancelPlan() error {
 // effect at once.
 func (e *Engine) Review(choice planning.ReviewChoice, feedback string) (start func(context.Context) iter.Seq[Event], err error) {
 	review := func(ctx context.Context, s *stream) (RunStatus, error) {
-		return e.drive(ctx, s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Review(ctx, choice, feedback) })
+		return e.drive(s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Review(ctx, choice, feedback) })
 	}
 	if driver.Starts(choice, feedback) {
 		return func(ctx context.Context) iter.Seq[Event] { return e.serve(ctx, review) }, nil

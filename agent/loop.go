@@ -30,7 +30,7 @@ func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[E
 		// The mode is snapshotted once: SetMode from another goroutine
 		// does not change the tools of a loop already running (seed 000).
 		mode := e.Mode()
-		return e.drive(ctx, s, rs, func(d *driver.Driver) (driver.Status, error) {
+		return e.drive(s, rs, func(d *driver.Driver) (driver.Status, error) {
 			return d.Run(ctx, mode, prompt, true)
 		})
 	})
@@ -40,7 +40,7 @@ func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[E
 // public call: the driver's loop, review and execution rounds are the same
 // the durable engine runs (internal/driver). What the engine remembers
 // across loops outlives the call.
-func (e *Engine) drive(ctx context.Context, s *stream, rs runState, fn func(d *driver.Driver) (driver.Status, error)) (RunStatus, error) {
+func (e *Engine) drive(s *stream, rs runState, fn func(d *driver.Driver) (driver.Status, error)) (RunStatus, error) {
 	d := driver.New(&engineSteps{e: e, s: s, rs: rs}, execObserver{s},
 		driver.WithLimits(driver.Limits{MaxTurns: e.cfg.maxTurns, StallThreshold: e.cfg.stallThreshold, MaxRounds: e.cfg.maxExecRounds}),
 		driver.WithState(driver.State{HistoryLen: e.st.Len(), Memo: e.memo}))
