@@ -56,7 +56,7 @@ func (l *turnLoop) decide(call llm.ToolCall) (d permission.Decision, ok bool) {
 	if l.gate != nil && l.gate.Check(call.Name, call.Input) != nil {
 		return d, false
 	}
-	d = l.e.cfg.permissions.Decide(pc, modeDefault(l.mode, t))
+	d = l.e.cfg.permissions.Decide(pc, modeDefault(l.policy, t))
 	if d.Action == permission.Ask && len(d.Rules) == 0 {
 		if l.e.st.AllowedForSession(call.Name) {
 			d = permission.Decision{Action: permission.Allow, Rules: []permission.Rule{{Tool: sessionRule}}}
@@ -77,24 +77,14 @@ func (e *Engine) userTool(name string) bool {
 }
 
 // modeDefault is what a mode does with a call no rule decides (DESIGN
-// §7.2): read-only tools run; while planning the gate has already kept out
-// everything else; Default runs what the harness can contain (file tools
-// inside the workspace, bash inside the kernel sandbox) and asks about the
-// rest (MCP and custom tools that change things, bash without a sandbox);
-// AutoEdit asks before every call that may change something.
-func modeDefault(mode planning.Mode, t tool.Tool) permission.Action {
-	if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
-		return permission.Allow
+// §7.2), by what the tool says of itself: the mode table's Asks decides.
+func modeDefault(p planning.Policy, t tool.Tool) permission.Action {
+	ro, _ := t.(tool.ReadOnly)
+	c, _ := t.(tool.Contained)
+	if p.Asks(ro != nil && ro.ReadOnly(), c != nil && c.Contained()) {
+		return permission.Ask
 	}
-	switch mode {
-	case planning.ModePlan:
-		return permission.Allow
-	case planning.ModeDefault:
-		if c, ok := t.(tool.Contained); ok && c.Contained() {
-			return permission.Allow
-		}
-	}
-	return permission.Ask
+	return permission.Allow
 }
 
 // permissionCall describes call by what its tool says it acts on.
@@ -178,8 +168,8 @@ func (l *turnLoop) why(d permission.Decision, t tool.Tool) string {
 		r := d.Rules[0]
 		return fmt.Sprintf("the ask rule %s (%s) applies", r, r.Source)
 	}
-	if l.mode == planning.ModeAutoEdit {
-		return "AutoEdit asks before every call that may change something"
+	if l.policy.AskReason != "" {
+		return l.policy.AskReason
 	}
 	if _, ok := t.(tool.Contained); ok {
 		return "the kernel sandbox is not available, so nothing bounds what this call changes"

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -28,27 +28,7 @@ var ErrNothingToContinue = errors.New("agent: no approved plan to continue")
 // event before it.
 func (e *Engine) Approve(ctx context.Context, mode planning.Mode) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
-		if err := planning.CheckExecMode(mode); err != nil {
-			return RunError, fmt.Errorf("agent: %w", err)
-		}
-		e.st.Reload(ctx)
-		plan, err := e.pendingPlan()
-		if err != nil {
-			return RunError, err
-		}
-		// The stream reports the mode the execution runs in, not the Plan
-		// mode the plan was made in.
-		if !s.emit(e.startedIn(mode)) {
-			return RunCancelled, context.Canceled
-		}
-		dir, err := e.approvePlan(ctx, mode, plan)
-		if err != nil {
-			return RunError, err
-		}
-		if !s.emit(Approved{TaskDir: dir}) {
-			return RunCancelled, context.Canceled
-		}
-		return e.execute(ctx, s, false)
+		return e.drive(s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Approve(ctx, mode) })
 	})
 }
 
@@ -62,10 +42,10 @@ func (e *Engine) pendingPlan() (planning.Plan, error) {
 	return plan, nil
 }
 
-// approvePlan approves plan for execution in mode (Approve and
-// StepApprove): it creates the task directory when the engine keeps plan
-// files, then records the approval, which switches the session to mode and
-// starts the evidence count again (reading done while planning is no
+// approvePlan approves plan for execution in mode (the approve step): it
+// creates the task directory when the engine keeps plan files, then
+// records the approval, which switches the session to mode and starts the
+// evidence count again (reading done while planning is no
 // evidence that a step was carried out). It returns the task directory.
 func (e *Engine) approvePlan(ctx context.Context, mode planning.Mode, plan planning.Plan) (string, error) {
 	dir, err := e.createTaskDir(plan)
@@ -96,19 +76,7 @@ func (e *Engine) createTaskDir(plan planning.Plan) (string, error) {
 // awaiting approval must be approved with Approve instead.
 func (e *Engine) Continue(ctx context.Context) iter.Seq[Event] {
 	return e.serve(ctx, func(ctx context.Context, s *stream) (RunStatus, error) {
-		e.st.Reload(ctx)
-		// The plan executes in the mode it was approved for (or the
-		// session's, unless that is Plan).
-		if status, err := e.st.Continue(ctx); err != nil {
-			if status == planning.StatusAwaitingApproval {
-				return RunError, fmt.Errorf("%w: the plan has not been approved yet (approve it first)", ErrNothingToContinue)
-			}
-			return RunError, fmt.Errorf("%w (status: %s)", ErrNothingToContinue, status)
-		}
-		if !s.emit(e.started()) {
-			return RunCancelled, context.Canceled
-		}
-		return e.execute(ctx, s, true)
+		return e.drive(s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Continue(ctx) })
 	})
 }
 
@@ -119,76 +87,33 @@ func (e *Engine) CancelPlan() error {
 		return ErrBusy
 	}
 	defer e.busy.Store(false)
-	if status, err := e.st.Cancel(context.Background()); err != nil {
-		return fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
-	}
-	return nil
+	_, err := (&engineSteps{e: e}).Cancel(context.Background())
+	return err
 }
 
 // Review carries out the user's choice about the plan awaiting approval;
-// the TUI's dialog and the CLI's prompt both go through it. Approving
-// returns the execution to run; refining switches to Plan mode and, with
-// feedback, returns the run that sends it; cancelling drops the plan at
-// once. A nil start means the choice took effect at once.
+// the TUI's dialog, the CLI's prompt, the server and the durable workflow
+// all go through the planning driver's one mapping of a choice
+// (internal/driver). Approving returns the execution to run; refining
+// switches to Plan mode and, with feedback, returns the run that sends it;
+// cancelling drops the plan at once. A nil start means the choice took
+// effect at once.
 func (e *Engine) Review(choice planning.ReviewChoice, feedback string) (start func(context.Context) iter.Seq[Event], err error) {
-	if mode, ok := choice.ApprovalMode(); ok {
-		return func(ctx context.Context) iter.Seq[Event] { return e.Approve(ctx, mode) }, nil
+	review := func(ctx context.Context, s *stream) (RunStatus, error) {
+		return e.drive(s, runState{}, func(d *driver.Driver) (driver.Status, error) { return d.Review(ctx, choice, feedback) })
 	}
-	switch choice {
-	case planning.ReviewRefine:
-		e.SetMode(planning.ModePlan)
-		if strings.TrimSpace(feedback) == "" {
-			return nil, nil
-		}
-		return func(ctx context.Context) iter.Seq[Event] { return e.Run(ctx, feedback) }, nil
-	case planning.ReviewCancel:
-		return nil, e.CancelPlan()
+	if driver.Starts(choice, feedback) {
+		return func(ctx context.Context) iter.Seq[Event] { return e.serve(ctx, review) }, nil
 	}
-	return nil, fmt.Errorf("agent: unknown review choice %s", choice)
-}
-
-// execute drives planning.Executor: each round is one loop over the exec
-// prompt; the executor decides from the todo list whether to go on.
-func (e *Engine) execute(ctx context.Context, s *stream, resumed bool) (RunStatus, error) {
-	round := func(ctx context.Context, prompt string) error {
-		status, err := e.loop(ctx, s, userPrompt{text: prompt}, e.Mode(), runState{})
-		switch {
-		case s.stopped:
-			return context.Canceled
-		case status == RunCancelled, status == RunError:
-			if err == nil {
-				err = errors.New(string(status))
+	for ev := range e.serve(context.Background(), review) {
+		if d, ok := ev.(Done); ok && d.Err != nil {
+			if errors.Is(d.Err, driver.ErrUnknownChoice) {
+				return nil, fmt.Errorf("agent: %w", d.Err)
 			}
-			return err
+			return nil, d.Err
 		}
-		return nil
 	}
-	opts := []planning.ExecutorOption{planning.WithObserver(execObserver{s})}
-	if e.cfg.stallThreshold > 0 {
-		opts = append(opts, planning.WithStallThreshold(e.cfg.stallThreshold))
-	}
-	if e.cfg.maxExecRounds > 0 {
-		opts = append(opts, planning.WithMaxRounds(e.cfg.maxExecRounds))
-	}
-	if resumed {
-		opts = append(opts, planning.AsContinuation())
-	}
-	outcome, err := planning.NewExecutor(round, e.st.Todos, opts...).Run(ctx)
-	if err != nil {
-		e.st.Save(ctx)
-		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-			return RunCancelled, err
-		}
-		return RunError, err
-	}
-	if err := e.st.Complete(ctx, outcome); err != nil {
-		return RunError, fmt.Errorf("agent: %w", err)
-	}
-	result := RunCompleted
-	if outcome == planning.ExecStalled {
-		result = RunStalled
-	}
-	return result, nil
+	return nil, nil
 }
 
 // execObserver turns the executor's progress into events.

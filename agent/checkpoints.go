@@ -48,7 +48,7 @@ func (e *Engine) beginTurn(ctx context.Context, prompt string, mode planning.Mod
 		return
 	}
 	e.ckpt.Begin(e.SessionID(), prompt)
-	if mode != planning.ModePlan {
+	if planning.PolicyFor(mode).Checkpoints {
 		e.ckpt.Warm(context.WithoutCancel(ctx))
 	}
 }
@@ -59,7 +59,7 @@ func (e *Engine) beginTurn(ctx context.Context, prompt string, mode planning.Mod
 // are not checkpointed.
 func (l *turnLoop) runChecked(ctx context.Context, call llm.ToolCall) tool.Result {
 	rec := l.e.ckpt
-	if rec == nil || l.mode == planning.ModePlan {
+	if rec == nil || !l.policy.Checkpoints {
 		return l.e.registry.Execute(ctx, l.gate, call)
 	}
 	t, ok := l.e.registry.Lookup(call.Name)

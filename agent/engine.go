@@ -29,6 +29,7 @@ import (
 
 	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/checkpoint"
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -61,7 +62,9 @@ type Engine struct {
 	ckpt                         *checkpoint.Recorder // nil: no checkpoints (checkpoints.go)
 	log                          *slog.Logger
 	busy                         atomic.Bool
-	hookStarted                  atomic.Bool // session_start hooks have run
+	// memo is what the planning driver remembers across this engine's
+	// calls (internal/driver.Memo); only the call holding busy uses it.
+	memo driver.Memo
 
 	st *sessionstate.State
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -16,14 +17,16 @@ type Event interface {
 // RunStatus is how a run (or an auto-execution) ended.
 type RunStatus string
 
-// The final statuses of a run, as reported by the Done event and the CLI.
+// The final statuses of a run, as reported by the Done event and the CLI:
+// "completed", "awaiting_approval", "stalled", "max_turns", "cancelled" and
+// "error". They are the planning driver's, which both engines run.
 const (
-	RunCompleted        RunStatus = "completed"
-	RunAwaitingApproval RunStatus = "awaiting_approval"
-	RunStalled          RunStatus = "stalled"
-	RunMaxTurns         RunStatus = "max_turns"
-	RunCancelled        RunStatus = "cancelled"
-	RunError            RunStatus = "error"
+	RunCompleted        = RunStatus(driver.Completed)
+	RunAwaitingApproval = RunStatus(driver.AwaitingApproval)
+	RunStalled          = RunStatus(driver.Stalled)
+	RunMaxTurns         = RunStatus(driver.MaxTurns)
+	RunCancelled        = RunStatus(driver.Cancelled)
+	RunError            = RunStatus(driver.Error)
 )
 
 // SessionStarted opens every run's stream.

@@ -48,7 +48,7 @@ func (e *Engine) runHooks(ctx context.Context, s *stream, mode planning.Mode, ev
 	ev.SessionID = e.SessionID()
 	ev.Cwd = e.cfg.workdir
 	ev.PermissionMode = mode.String()
-	out := e.cfg.hooks.Run(sandbox.ContextWithPolicy(ctx, sandboxPolicy(mode)), ev)
+	out := e.cfg.hooks.Run(sandbox.ContextWithPolicy(ctx, planning.PolicyFor(mode).Sandbox), ev)
 	for _, f := range out.Failures {
 		s.emit(HookReport{Event: string(ev.Name), Hook: f.Hook.Label(), Message: f.Message})
 	}
@@ -58,14 +58,15 @@ func (e *Engine) runHooks(ctx context.Context, s *stream, mode planning.Mode, ev
 	return out
 }
 
-// sessionStartHooks runs the session_start hooks once per engine, before
-// its first run loop.
-func (e *Engine) sessionStartHooks(ctx context.Context, s *stream, mode planning.Mode) {
-	if e.cfg.hooks == nil || !e.hookStarted.CompareAndSwap(false, true) {
+// sessionStartHooks runs the session_start hooks, before the first loop
+// (the driver remembers that they ran): source "startup" for a session with
+// no messages yet (history holds after), else "resume".
+func (e *Engine) sessionStartHooks(ctx context.Context, s *stream, mode planning.Mode, history int) {
+	if e.cfg.hooks == nil {
 		return
 	}
 	source := "startup"
-	if e.cfg.sessionID != "" {
+	if history > 0 {
 		source = "resume"
 	}
 	e.runHooks(ctx, s, mode, hook.Event{Name: hook.SessionStart, Source: source})

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"runtime/debug"
 	"strings"
 
-	"github.com/harness9/harness9/hook"
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
@@ -31,18 +30,23 @@ func (e *Engine) run(ctx context.Context, prompt string, rs runState) iter.Seq[E
 		// The mode is snapshotted once: SetMode from another goroutine
 		// does not change the tools of a loop already running (seed 000).
 		mode := e.Mode()
-		if err := e.ensureSession(ctx, prompt); err != nil {
-			return RunError, err
-		}
-		if !s.emit(e.startedIn(mode)) {
-			return RunCancelled, context.Canceled
-		}
-		e.sessionStartHooks(ctx, s, mode)
-		if out := e.runHooks(ctx, s, mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
-			return RunError, fmt.Errorf("the prompt was not sent: the user_prompt_submit hook blocked it: %s", out.Reason)
-		}
-		return e.loop(ctx, s, userPrompt{prompt, rs.images}, mode, rs)
+		return e.drive(s, rs, func(d *driver.Driver) (driver.Status, error) {
+			return d.Run(ctx, mode, prompt, true)
+		})
 	})
+}
+
+// drive runs fn with the planning driver over this engine's steps, for one
+// public call: the driver's loop, review and execution rounds are the same
+// the durable engine runs (internal/driver). What the engine remembers
+// across loops outlives the call.
+func (e *Engine) drive(s *stream, rs runState, fn func(d *driver.Driver) (driver.Status, error)) (RunStatus, error) {
+	d := driver.New(&engineSteps{e: e, s: s, rs: rs}, execObserver{s},
+		driver.WithLimits(driver.Limits{MaxTurns: e.cfg.maxTurns, StallThreshold: e.cfg.stallThreshold, MaxRounds: e.cfg.maxExecRounds}),
+		driver.WithState(driver.State{HistoryLen: e.st.Len(), Memo: e.memo}))
+	defer func() { e.memo = d.State().Memo }()
+	status, err := fn(d)
+	return RunStatus(status), err
 }
 
 // ErrNoVision is the error of a run that attaches images (RunOptions.Images)
@@ -58,12 +62,15 @@ type userPrompt struct {
 // Vision reports whether the engine's model accepts images.
 func (e *Engine) Vision() bool { return *e.cfg.vision }
 
-// turnLoop is the state of one run loop: the mode and tools it snapshotted
-// at entry and the stream it reports to.
+// turnLoop is the state of one run loop the engine keeps while it is open:
+// the mode and tools it snapshotted at entry and the stream it reports to.
+// What must outlive a step (a durable host runs each on a fresh engine)
+// is the driver's Loop, not this.
 type turnLoop struct {
 	e      *Engine
 	s      *stream
 	mode   planning.Mode
+	policy planning.Policy // what mode means (planning's mode table)
 	gate   tool.Gate
 	defs   []llm.ToolDef
 	model  string // the model name sent for this run
@@ -78,58 +85,8 @@ type turnLoop struct {
 	shape shapeMemo
 	// images: the oldest images left out of requests that would carry too many.
 	images imageBudget
-}
-
-// loop is the run loop. It is shared by Run and by every round of
-// auto-execution. Planning state is loaded on entry and saved on every exit,
-// panics included.
-func (e *Engine) loop(ctx context.Context, s *stream, prompt userPrompt, mode planning.Mode, rs runState) (status RunStatus, err error) {
-	e.sessionStartHooks(ctx, s, mode)
-	l := e.enter(ctx, s, mode, rs)
-	defer func() {
-		if p := recover(); p != nil {
-			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
-			status, err = RunError, fmt.Errorf("agent: internal error: %v", p)
-		}
-		e.leave(ctx)
-	}()
-	if err := l.addPrompt(ctx, prompt); err != nil {
-		return RunError, err
-	}
-	for range e.cfg.maxTurns {
-		if err := l.maybeCompact(ctx); err != nil {
-			e.log.Warn("agent: compaction failed; continuing with the full history", "err", err)
-		}
-		resp, err := l.callModel(ctx, l.request())
-		if err != nil {
-			return l.modelFailed(ctx, resp, err)
-		}
-		if err := e.st.Append(ctx, resp.Message); err != nil {
-			return RunError, err
-		}
-		if len(resp.Message.ToolCalls) == 0 {
-			goOn, err := l.stopHooks(ctx)
-			if err != nil {
-				return RunError, err
-			}
-			if goOn && ctx.Err() == nil {
-				continue
-			}
-			return l.finish(), nil
-		}
-		end, err := l.runTools(ctx, resp.Message.ToolCalls)
-		switch {
-		case err != nil:
-			return RunError, err
-		case ctx.Err() != nil:
-			return RunCancelled, ctx.Err()
-		case end && e.Status() == planning.StatusAwaitingApproval:
-			return RunAwaitingApproval, nil
-		case end:
-			return RunCompleted, nil
-		}
-	}
-	return RunMaxTurns, nil
+	// calls: the tool calls of the answer just stored, none run yet.
+	calls []llm.ToolCall
 }
 
 // enter fixes the loop's tools for its mode, reloads planning state from
@@ -156,7 +113,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 			system = s
 		}
 	}
-	return &turnLoop{e: e, s: s, mode: mode, gate: gate, defs: e.registry.Definitions(gate), refining: refining,
+	return &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), gate: gate, defs: e.registry.Definitions(gate), refining: refining,
 		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
 		model:  model, system: system}
 }
@@ -169,20 +126,14 @@ func (e *Engine) leave(ctx context.Context) {
 	}
 }
 
-// addPrompt appends the user's prompt (wrapped in Plan mode) before the
+// addPrompt appends the user's prompt (framed by the mode) before the
 // first model call, so a failure later loses nothing.
 func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
 	l.e.beginTurn(ctx, prompt.text, l.mode)
-	text := prompt.text
-	if l.mode == planning.ModePlan && !l.e.isChild() {
-		// A read-only sub-agent runs under Plan Mode's gate but has no
-		// plan to submit: its prompt is the parent's task, as given.
-		text = planning.PlanPrompt(text)
-	}
 	if err := l.e.repairHistory(ctx); err != nil {
 		return err
 	}
-	return l.e.st.Append(ctx, llm.Message{Role: llm.RoleUser, Content: text, Images: prompt.images})
+	return l.e.st.Append(ctx, llm.Message{Role: llm.RoleUser, Content: l.e.frame(l.mode, prompt.text), Images: prompt.images})
 }
 
 // request builds the next model call from the effective history, in the
@@ -253,7 +204,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 // run that leaves active todos without calling submit_plan has still made a
 // plan: it is submitted on the model's behalf (the seeds' fallback).
 func (l *turnLoop) finish() RunStatus {
-	if l.mode != planning.ModePlan || l.e.isChild() || l.e.Status() == planning.StatusAwaitingApproval {
+	if !l.policy.Plans || l.e.isChild() || l.e.Status() == planning.StatusAwaitingApproval {
 		return RunCompleted
 	}
 	todos := l.e.st.Todos()
@@ -281,6 +232,10 @@ func (e *Engine) started() SessionStarted { return e.startedIn(e.Mode()) }
 func (e *Engine) startedIn(mode planning.Mode) SessionStarted {
 	return SessionStarted{SessionID: e.SessionID(), Workdir: e.cfg.workdir, Mode: mode}
 }
+
+// SessionTitle is the title a session started with prompt gets: the
+// prompt's first non-empty line, capped.
+func SessionTitle(prompt string) string { return title(prompt) }
 
 // title derives a session title from the first prompt: its first non-empty
 // line, capped.

@@ -2,141 +2,109 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
+	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/hook"
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
 
-// The step functions cut the run loop into the pieces a durable workflow
-// schedules one at a time (package durable): add a prompt, call the model
-// once, run the tool calls of the last assistant message, approve a plan,
-// record how an execution ended. Each step loads the session's state from
-// the store, does its piece exactly as the loop does it, and saves the state
-// again, so consecutive steps may run on fresh engines in other processes.
-// The loop itself (Run, Approve, Continue) is unchanged and does not use
-// them; the deciding — how many turns, when to stop, the auto-execution
-// rounds — is left to the caller.
-
-// StepResult is what one step did.
-type StepResult struct {
-	// Events are what the step reported, in order, without the deltas of
-	// streamed text (whole messages are reported as Text).
-	Events []Event
-	// Calls is the number of tool calls the assistant message of a
-	// StepModel makes; 0 means the loop ends with Status.
-	Calls int
-	// Status is set when the loop ends with this step: RunCompleted or
-	// RunAwaitingApproval. "" means the loop goes on.
-	Status RunStatus
-	// Todos is the todo list after the step: what a caller counts to
-	// decide whether execution progresses.
-	Todos []planning.TodoItem
-	// HistoryLen is the number of messages in the history after the step.
-	HistoryLen int
+// The planning workflow — turn loop, review, execution rounds, stall stop
+// — is the driver's (internal/driver), the same for the local engine and
+// the durable one. What the engine does is carry out its steps: store a
+// prompt, call the model, run the tools of its answer, approve, continue,
+// cancel, complete. engineSteps is that, on this engine, for both hosts:
+// the local one (Run, Approve, Continue, Review) keeps one loop open across
+// the steps of a loop; the durable one (hosted.go) opens a fresh engine for
+// every step, which then reloads the session and closes its loop again.
+// What a loop must remember from step to step and the store does not hold
+// comes in the driver's Loop, so both decide alike.
+type engineSteps struct {
+	e  *Engine
+	s  *stream
+	rs runState  // the public call's options (RunWith)
+	cl *turnLoop // the loop in progress; nil between loops
+	// retried: a step may be a retry of one whose work is stored (the
+	// durable host retries a step whose worker died). Work found stored is
+	// taken as done, and a failed model call stores no partial answer (a
+	// retry would take it for the answer).
+	retried bool
 }
 
-// SessionTitle is the title a session started with prompt gets: the
-// prompt's first non-empty line, capped.
-func SessionTitle(prompt string) string { return title(prompt) }
-
-// step runs fn with the engine's single-run lock held and a stream that
-// collects events. Approval requests are refused: nobody is at a terminal
-// where a step runs.
-func (e *Engine) step(ctx context.Context, mode planning.Mode, fn func(ctx context.Context, l *turnLoop, r *StepResult) error) (r StepResult, err error) {
-	if !e.busy.CompareAndSwap(false, true) {
-		return r, ErrBusy
+// open returns the loop in progress, entering one in l's mode when there
+// is none. The loop's prompt step learns whether it revises a plan; later
+// steps take that from l.
+func (x *engineSteps) open(ctx context.Context, l *driver.Loop, prompt bool) *turnLoop {
+	if x.cl == nil {
+		x.cl = x.e.enter(ctx, x.s, l.Mode, x.rs)
+		if !prompt {
+			x.cl.refining = l.Refining
+		}
+		x.cl.stopActive = l.StopActive
 	}
-	defer e.busy.Store(false)
-	if e.SessionID() == "" {
-		return r, errors.New("agent: a step needs a stored session (WithSession)")
+	l.Refining = x.cl.refining
+	return x.cl
+}
+
+// End implements driver.Steps: the loop's status is settled and the
+// planning state saved.
+func (x *engineSteps) End(ctx context.Context, _ *driver.Loop) {
+	if x.cl != nil {
+		x.cl = nil
+		x.e.leave(ctx)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s := &stream{cancel: cancel, yield: func(ev Event) bool {
-		switch ev := ev.(type) {
-		case TextDelta, ReasoningDelta:
-		case *ApprovalRequest:
-			ev.Respond(Refuse, stepRefusal(ev))
-		default:
-			r.Events = append(r.Events, ev)
-		}
-		return true
-	}}
-	l := e.enter(ctx, s, mode, runState{})
-	defer func() {
-		if p := recover(); p != nil {
-			e.log.Error("agent: panic in a step", "panic", p, "stack", string(debug.Stack()))
-			err = fmt.Errorf("agent: internal error: %v", p)
-		}
-		e.leave(ctx)
-		r = e.progress(r)
-	}()
-	err = fn(ctx, l, &r)
-	return r, err
 }
 
-// stepRefusal is what the model sees for a call that needed someone's yes.
-func stepRefusal(req *ApprovalRequest) string {
-	msg := fmt.Sprintf("refused: %s needs the user's permission (%s), and nobody can be asked while a durable workflow runs", req.Call.Name, req.Why)
-	if len(req.Rules) > 0 {
-		msg += "; the user can allow it with --allow '" + strings.Join(req.Rules, "' --allow '") + "'"
+// result reports the session as a step left it; end ends the loop.
+func (x *engineSteps) result(end RunStatus) driver.Result {
+	e := x.e
+	return driver.Result{End: driver.Status(end), Phase: e.Status(), Todos: e.st.Todos(), HistoryLen: e.st.Len()}
+}
+
+// frame is the prompt a loop in mode stores: the mode's prefix before the
+// user's words. A read-only sub-agent runs under Plan Mode's gate but has
+// no plan to submit: its prompt is the parent's task, as given.
+func (e *Engine) frame(mode planning.Mode, prompt string) string {
+	if e.isChild() {
+		return prompt
 	}
-	return msg
+	return planning.PolicyFor(mode).PromptPrefix + prompt
 }
 
-// StepPrompt starts a run in mode: it reports SessionStarted and stores the
-// prompt (wrapped in Plan Mode's instructions in Plan mode), answering any
-// tool call an interrupted run left without a result first. after is the
-// history length the caller saw before this step: when a user message
-// with this prompt was stored at or after it (an earlier attempt of this
-// step stored it and then died), it is not stored again.
-func (e *Engine) StepPrompt(ctx context.Context, mode planning.Mode, prompt string, after int) (StepResult, error) {
-	return e.stepPrompt(ctx, mode, prompt, after, false)
-}
-
-// StepUserPrompt is StepPrompt for a prompt the user gave (not a round of
-// execution's): first, as a local run does, the session_start hooks run
-// (source "startup" when the session has no messages yet, else "resume")
-// and then the user_prompt_submit hooks. A blocking user_prompt_submit
-// hook stores nothing and ends the loop with RunError. A retried step
-// whose prompt is already stored runs no hook again.
-func (e *Engine) StepUserPrompt(ctx context.Context, mode planning.Mode, prompt string, after int) (StepResult, error) {
-	return e.stepPrompt(ctx, mode, prompt, after, true)
-}
-
-func (e *Engine) stepPrompt(ctx context.Context, mode planning.Mode, prompt string, after int, user bool) (StepResult, error) {
-	e.st.SetMode(mode)
-	e.st.SyncMode(ctx)
-	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, r *StepResult) error {
-		l.s.emit(e.startedIn(mode))
-		wrapped := prompt
-		if mode == planning.ModePlan {
-			wrapped = planning.PlanPrompt(prompt)
+// Prompt implements driver.Steps. A prompt found stored at or after
+// l.After (an earlier attempt stored it) is not stored again and runs no
+// hook again.
+func (x *engineSteps) Prompt(ctx context.Context, l *driver.Loop, prompt string) (driver.Result, error) {
+	e := x.e
+	e.st.SetMode(l.Mode)
+	if err := e.ensureSession(ctx, prompt); err != nil {
+		return driver.Result{}, err
+	}
+	if l.User && !x.s.emit(e.startedIn(l.Mode)) {
+		return x.result(RunCancelled), context.Canceled
+	}
+	stored := e.storedPrompt(l.After, e.frame(l.Mode, prompt))
+	if !stored {
+		if !l.Memo.HooksStarted {
+			e.sessionStartHooks(ctx, x.s, l.Mode, l.After)
 		}
-		if e.storedPrompt(after, wrapped) {
-			return nil
-		}
-		if user && e.cfg.hooks != nil {
-			if e.hookStarted.CompareAndSwap(false, true) {
-				source := "resume"
-				if after == 0 {
-					source = "startup"
-				}
-				e.runHooks(ctx, l.s, mode, hook.Event{Name: hook.SessionStart, Source: source})
-			}
-			if out := e.runHooks(ctx, l.s, mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
-				l.s.emit(Error{Message: "the prompt was not sent: the user_prompt_submit hook blocked it: " + out.Reason})
-				r.Status = RunError
-				return nil
+		l.Memo.HooksStarted = true
+		if l.User {
+			if out := e.runHooks(ctx, x.s, l.Mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
+				return x.result(RunError), fmt.Errorf("the prompt was not sent: the user_prompt_submit hook blocked it: %s", out.Reason)
 			}
 		}
-		return l.addPrompt(ctx, userPrompt{text: prompt})
-	})
+	}
+	cl := x.open(ctx, l, true)
+	if !stored {
+		if err := cl.addPrompt(ctx, userPrompt{prompt, x.rs.images}); err != nil {
+			return driver.Result{}, err
+		}
+	}
+	return x.result(""), nil
 }
 
 // storedPrompt reports whether a user message with content is stored at
@@ -150,80 +118,59 @@ func (e *Engine) storedPrompt(after int, content string) (found bool) {
 	return found
 }
 
-// StepModel makes one model call in mode (compacting first when the
-// context is full) and stores the assistant message. after is the history
-// length the caller saw before this step: when the history already holds an
-// assistant message at that index (an earlier attempt of this step stored
-// it and then died), that message is used and the model is not called
-// again. A message without tool calls ends the loop; in Plan mode with
-// active todos that submits the fallback plan.
-func (e *Engine) StepModel(ctx context.Context, mode planning.Mode, after int) (StepResult, error) {
-	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, r *StepResult) error {
-		msg, ok := e.storedAnswer(after)
-		if !ok {
-			if err := l.maybeCompact(ctx); err != nil {
-				e.log.Warn("agent: compaction failed; continuing with the full history", "err", err)
-			}
-			resp, err := l.callModel(ctx, l.request())
-			if err != nil && ctx.Err() != nil {
-				_, err = l.modelFailed(ctx, resp, err) // keeps the partial answer, like a cancelled run
-				return err
-			}
-			if err != nil {
-				// Nothing is stored: a retried step must not take a
-				// partial answer for the model's reply.
-				return fmt.Errorf("agent: the model call failed: %w", err)
-			}
-			if err := e.st.Append(ctx, resp.Message); err != nil {
-				return err
-			}
-			msg = resp.Message
-		} else if msg.Content != "" {
-			l.text = msg.Content
-			l.s.emit(Text{Text: msg.Content})
+// Model implements driver.Steps: one model call (compacting first when
+// the context calls for it), its answer stored. An answer already stored at
+// l.After (an earlier attempt's) is taken instead of calling the model
+// again. An answer without tool calls runs the stop hooks and ends the
+// loop; in a mode that plans, with active todos, that submits the fallback
+// plan.
+func (x *engineSteps) Model(ctx context.Context, l *driver.Loop) (driver.Result, error) {
+	e := x.e
+	cl := x.open(ctx, l, false)
+	msg, ok := e.storedAnswer(l.After)
+	if ok {
+		if msg.Content != "" {
+			cl.text = msg.Content
+			x.s.emit(Text{Text: msg.Content})
 		}
-		r.Calls = len(msg.ToolCalls)
-		if r.Calls == 0 {
-			if e.stopNoted(after) {
-				return nil // an earlier attempt's stop hook blocked: the loop goes on
-			}
-			l.stopActive = e.stopHookActive()
-			goOn, err := l.stopHooks(ctx)
-			if err != nil {
-				return err
-			}
-			if goOn && ctx.Err() == nil {
-				return nil // Status "": the loop goes on with the hook's reason
-			}
-			r.Status = l.finish()
+	} else {
+		e.st.SetUsage(sessionstate.UsageMark(l.Memo.Usage))
+		if err := cl.maybeCompact(ctx); err != nil {
+			e.log.Warn("agent: compaction failed; continuing with the full history", "err", err)
 		}
-		return nil
-	})
-}
-
-// stopNoted reports whether a stop hook's note follows the answer at
-// index after.
-func (e *Engine) stopNoted(after int) (noted bool) {
-	e.st.Read(func(history []llm.Message) {
-		i := after + 1
-		noted = after > 0 && i < len(history) && history[i].Role == llm.RoleUser && strings.HasPrefix(history[i].Content, stopHookNote)
-	})
-	return noted
-}
-
-// stopHookActive reports whether the loop goes on because a stop hook
-// blocked (the latest user message is a stop hook's note), as the local
-// loop's stopActive does across the fresh engines of steps.
-func (e *Engine) stopHookActive() (active bool) {
-	e.st.Read(func(history []llm.Message) {
-		for i := len(history) - 1; i >= 0; i-- {
-			if history[i].Role == llm.RoleUser {
-				active = strings.HasPrefix(history[i].Content, stopHookNote)
-				return
-			}
+		resp, err := cl.callModel(ctx, cl.request())
+		if err != nil && x.retried && ctx.Err() == nil {
+			// Nothing is stored: a retried step must not take a partial
+			// answer for the model's reply.
+			return driver.Result{}, fmt.Errorf("agent: the model call failed: %w", err)
 		}
-	})
-	return active
+		if err != nil {
+			status, err := cl.modelFailed(ctx, resp, err)
+			return x.result(status), err
+		}
+		if err := e.st.Append(ctx, resp.Message); err != nil {
+			return driver.Result{}, err
+		}
+		l.Memo.Usage = driver.Usage(e.st.Usage())
+		msg = resp.Message
+	}
+	cl.calls = msg.ToolCalls
+	r := x.result("")
+	if r.Calls = len(msg.ToolCalls); r.Calls > 0 {
+		return r, nil
+	}
+	if x.retried && e.stopNoted(l.After) {
+		return r, nil // an earlier attempt's stop hook blocked: the loop goes on
+	}
+	goOn, err := cl.stopHooks(ctx)
+	l.StopActive = cl.stopActive
+	if err != nil {
+		return driver.Result{}, err
+	}
+	if goOn && ctx.Err() == nil {
+		return x.result(""), nil
+	}
+	return x.result(cl.finish()), nil
 }
 
 // storedAnswer returns the assistant message at index after, if there is one.
@@ -236,36 +183,52 @@ func (e *Engine) storedAnswer(after int) (msg llm.Message, ok bool) {
 	return msg, ok
 }
 
-// StepTools runs the tool calls of the last assistant message in mode and
-// stores their results. A call whose result is already stored is not run
-// again: a step retried after its process died repeats only the call that
-// was in flight. It ends the loop (Status) when a call ended the turn
-// (submit_plan).
-func (e *Engine) StepTools(ctx context.Context, mode planning.Mode) (StepResult, error) {
-	e.st.Reload(ctx)
-	if len(e.pendingCalls()) == 0 {
+// stopNoted reports whether a stop hook's note follows the answer at
+// index after.
+func (e *Engine) stopNoted(after int) (noted bool) {
+	e.st.Read(func(history []llm.Message) {
+		i := after + 1
+		noted = after > 0 && i < len(history) && history[i].Role == llm.RoleUser && strings.HasPrefix(history[i].Content, stopHookNote)
+	})
+	return noted
+}
+
+// Tools implements driver.Steps: the calls of the last answer that have no
+// stored result run, and their results are stored. A call whose result is
+// stored is not run again: a step retried after its process died repeats
+// only the call that was in flight. It ends the loop when a call ended the
+// turn (submit_plan).
+func (x *engineSteps) Tools(ctx context.Context, l *driver.Loop) (driver.Result, error) {
+	e := x.e
+	var calls []llm.ToolCall
+	if x.cl != nil {
+		calls = x.cl.calls // the answer this loop just stored: none has a result yet
+	} else {
+		e.st.Reload(ctx)
+		calls = e.pendingCalls()
+	}
+	if len(calls) == 0 {
 		// Every call is answered: an earlier attempt ran them all and
 		// died before reporting. A plan it submitted is in the store.
-		var r StepResult
 		if e.Status() == planning.StatusAwaitingApproval {
-			r.Status = RunAwaitingApproval
+			return x.result(RunAwaitingApproval), nil
 		}
-		return e.progress(r), nil
+		return x.result(""), nil
 	}
-	return e.step(ctx, mode, func(ctx context.Context, l *turnLoop, r *StepResult) error {
-		end, err := l.runTools(ctx, e.pendingCalls())
-		switch {
-		case err != nil:
-			return err
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case end && e.Status() == planning.StatusAwaitingApproval:
-			r.Status = RunAwaitingApproval
-		case end:
-			r.Status = RunCompleted
-		}
-		return nil
-	})
+	cl := x.open(ctx, l, false)
+	cl.calls = nil
+	end, err := cl.runTools(ctx, calls)
+	switch {
+	case err != nil:
+		return driver.Result{}, err
+	case ctx.Err() != nil:
+		return x.result(RunCancelled), ctx.Err()
+	case end && e.Status() == planning.StatusAwaitingApproval:
+		return x.result(RunAwaitingApproval), nil
+	case end:
+		return x.result(RunCompleted), nil
+	}
+	return x.result(""), nil
 }
 
 // pendingCalls returns the calls of the last assistant message that have no
@@ -288,57 +251,91 @@ func (e *Engine) pendingCalls() (pending []llm.ToolCall) {
 	return pending
 }
 
-// StepApprove approves the plan awaiting approval for execution in mode:
-// it creates the task directory (when the engine keeps plan files) and
-// reports SessionStarted and Approved. The rounds of execution are the
-// caller's: StepPrompt with planning.ExecPrompt, then model and tool
-// steps, then StepComplete.
-func (e *Engine) StepApprove(ctx context.Context, mode planning.Mode) (StepResult, error) {
-	var r StepResult
+// Approve implements driver.Steps: the plan awaiting approval is approved
+// for execution in mode, with its task directory when the engine keeps
+// plan files. The stream reports the mode the execution runs in, not the
+// Plan mode the plan was made in.
+func (x *engineSteps) Approve(ctx context.Context, mode planning.Mode) (driver.Result, error) {
+	e := x.e
 	if err := planning.CheckExecMode(mode); err != nil {
-		return r, fmt.Errorf("agent: %w", err)
+		return driver.Result{}, fmt.Errorf("agent: %w", err)
 	}
-	if !e.busy.CompareAndSwap(false, true) {
-		return r, ErrBusy
-	}
-	defer e.busy.Store(false)
 	e.st.Reload(ctx)
-	if e.st.Status() == planning.StatusExecuting && e.st.Plan() != nil {
+	if x.retried && e.st.Status() == planning.StatusExecuting && e.st.Plan() != nil {
 		// An earlier attempt approved it and then died: approving is done.
-		r.Events = append(r.Events, e.startedIn(mode), Approved{TaskDir: e.TaskDir()})
-		return e.progress(r), nil
+		x.s.emit(e.startedIn(mode))
+		x.s.emit(Approved{TaskDir: e.TaskDir()})
+		return x.approved(mode), nil
 	}
 	plan, err := e.pendingPlan()
 	if err != nil {
-		return r, err
+		return driver.Result{}, err
+	}
+	if !x.s.emit(e.startedIn(mode)) {
+		return x.result(RunCancelled), context.Canceled
 	}
 	dir, err := e.approvePlan(ctx, mode, plan)
 	if err != nil {
-		return r, err
+		return driver.Result{}, err
 	}
-	r.Events = append(r.Events, e.startedIn(mode), Approved{TaskDir: dir})
-	return e.progress(r), nil
+	if !x.s.emit(Approved{TaskDir: dir}) {
+		return x.result(RunCancelled), context.Canceled
+	}
+	return x.approved(mode), nil
 }
 
-// StepComplete records how the execution of an approved plan ended. It is
-// a no-op when the outcome is already recorded.
-func (e *Engine) StepComplete(ctx context.Context, outcome planning.ExecOutcome) error {
-	if !e.busy.CompareAndSwap(false, true) {
-		return ErrBusy
-	}
-	defer e.busy.Store(false)
-	e.st.Reload(ctx)
-	if e.st.Status() != planning.StatusExecuting {
-		return nil
-	}
-	if err := e.st.Complete(ctx, outcome); err != nil {
-		return fmt.Errorf("agent: %w", err)
-	}
-	return nil
-}
-
-func (e *Engine) progress(r StepResult) StepResult {
-	r.Todos = e.st.Todos()
-	r.HistoryLen = e.st.Len()
+func (x *engineSteps) approved(mode planning.Mode) driver.Result {
+	r := x.result("")
+	r.Mode = mode
 	return r
 }
+
+// Continue implements driver.Steps: the approved plan resumes executing,
+// in the mode it was approved for (or the session's, unless that is Plan).
+func (x *engineSteps) Continue(ctx context.Context) (driver.Result, error) {
+	e := x.e
+	e.st.Reload(ctx)
+	if status, err := e.st.Continue(ctx); err != nil {
+		if status == planning.StatusAwaitingApproval {
+			return driver.Result{}, fmt.Errorf("%w: the plan has not been approved yet (approve it first)", ErrNothingToContinue)
+		}
+		return driver.Result{}, fmt.Errorf("%w (status: %s)", ErrNothingToContinue, status)
+	}
+	if !x.s.emit(e.started()) {
+		return x.result(RunCancelled), context.Canceled
+	}
+	return x.approved(e.Mode()), nil
+}
+
+// Cancel implements driver.Steps: the plan awaiting approval (or a stalled
+// one) and its todo list are dropped; the status returns to idle.
+func (x *engineSteps) Cancel(ctx context.Context) (driver.Result, error) {
+	e := x.e
+	if status, err := e.st.Cancel(ctx); err != nil {
+		if x.retried && status == planning.StatusIdle {
+			return x.result(""), nil // an earlier attempt cancelled it
+		}
+		return driver.Result{}, fmt.Errorf("%w (status: %s)", ErrNoPendingPlan, status)
+	}
+	return x.result(""), nil
+}
+
+// Complete implements driver.Steps: how the execution ended is recorded.
+func (x *engineSteps) Complete(ctx context.Context, outcome planning.ExecOutcome) (driver.Result, error) {
+	e := x.e
+	if x.retried && e.st.Status() != planning.StatusExecuting {
+		return x.result(""), nil // an earlier attempt recorded it
+	}
+	if err := e.st.Complete(ctx, outcome); err != nil {
+		return driver.Result{}, fmt.Errorf("agent: %w", err)
+	}
+	return x.result(""), nil
+}
+
+// SetMode implements driver.Steps.
+func (x *engineSteps) SetMode(_ context.Context, mode planning.Mode) { x.e.SetMode(mode) }
+
+// RoundMode implements driver.Steps: a round runs in the session's mode,
+// which approving or continuing set to the plan's and SetMode may change
+// between rounds.
+func (x *engineSteps) RoundMode(context.Context, planning.Mode) planning.Mode { return x.e.Mode() }

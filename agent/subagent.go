@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/subagent"
 	"github.com/harness9/harness9/tool"
 )
@@ -97,15 +96,12 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 	}
 	def := req.Agent
 	readOnly := def.ReadOnly || e.allReadOnly(def.Tools)
-	if l.mode == planning.ModePlan && !readOnly {
+	// A read-only sub-agent runs under Plan Mode's gate and the kernel's
+	// read-only policy whatever the parent's mode.
+	childMode, err := l.policy.SubagentMode(readOnly)
+	if err != nil {
 		return subagent.Report{}, fmt.Errorf("sub-agent %q may change files, so it cannot run in Plan Mode: "+
 			"delegate research to a read-only sub-agent (%s) and submit a plan for the changes", def.Name, subagent.Explore)
-	}
-	childMode := l.mode
-	if readOnly {
-		// A read-only sub-agent runs under Plan Mode's gate and the
-		// kernel's read-only policy whatever the parent's mode.
-		childMode = planning.ModePlan
 	}
 	var tools []tool.Tool
 	for _, t := range e.cfg.tools {

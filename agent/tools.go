@@ -76,7 +76,7 @@ func (e *Engine) noteProperties() error {
 func (e *Engine) gateFor(mode planning.Mode) tool.Gate {
 	g := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithShellTools(e.shell...),
 		planning.WithGateOnlyShellTools(e.gateOnly...), planning.WithWorkspace(e.ws))
-	if mode != planning.ModePlan || len(e.notReadOnly) == 0 {
+	if !planning.PolicyFor(mode).ReadOnly || len(e.notReadOnly) == 0 {
 		return g
 	}
 	return withheld{Gate: g, names: e.notReadOnly}
@@ -98,15 +98,6 @@ func (w withheld) Check(name string, input json.RawMessage) error {
 			"nothing guarantees that it changes nothing. Explore with the read-only tools and submit a plan", name)
 	}
 	return w.Gate.Check(name, input)
-}
-
-// sandboxPolicy is the kernel sandbox policy of a mode's commands: nothing
-// may change while planning; otherwise commands write the workdir only.
-func sandboxPolicy(mode planning.Mode) sandbox.Policy {
-	if mode == planning.ModePlan {
-		return sandbox.ReadOnly
-	}
-	return sandbox.WorkspaceWrite
 }
 
 // planWriter keeps the plan files in step with every todo_write: the
@@ -152,7 +143,7 @@ func (e *Engine) planBase() string { return planning.PlanBase(e.cfg.workdir, e.c
 // cancellation or by an ended turn still get an error result, so every call
 // in the history has its answer.
 func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn bool, err error) {
-	ctx = sandbox.ContextWithPolicy(ctx, sandboxPolicy(l.mode))
+	ctx = sandbox.ContextWithPolicy(ctx, l.policy.Sandbox)
 	ctx = context.WithValue(ctx, loopKey{}, l)
 	i := 0
 	for i < len(calls) && ctx.Err() == nil && !endTurn {

@@ -48,11 +48,22 @@ type Result struct {
 	Note string
 }
 
+// Defaults of a Compactor.
+const (
+	// DefaultThreshold is the share of the context window past which
+	// Needed reports true.
+	DefaultThreshold = 0.8
+	// DefaultKeepRecent is how many of the newest messages stay verbatim.
+	DefaultKeepRecent = 10
+	// DefaultMaxSummaryTokens caps the length of the model's summary.
+	DefaultMaxSummaryTokens = 4096
+)
+
 // Option configures a Compactor.
 type Option func(*Compactor)
 
 // WithThreshold sets the fraction of the context window at which Needed
-// reports true (default 0.8). Values outside (0, 1] are ignored.
+// reports true (default DefaultThreshold). Values outside (0, 1] are ignored.
 func WithThreshold(f float64) Option {
 	return func(c *Compactor) {
 		if f > 0 && f <= 1 {
@@ -62,8 +73,8 @@ func WithThreshold(f float64) Option {
 }
 
 // WithKeepRecent sets how many of the newest messages stay verbatim (default
-// 10). More may be kept so a tool call stays with its results. Values below 1
-// are ignored.
+// DefaultKeepRecent). More may be kept so a tool call stays with its
+// results. Values below 1 are ignored.
 func WithKeepRecent(n int) Option {
 	return func(c *Compactor) {
 		if n >= 1 {
@@ -72,7 +83,7 @@ func WithKeepRecent(n int) Option {
 	}
 }
 
-// WithMaxSummaryTokens caps the length of the model's summary (default 4096).
+// WithMaxSummaryTokens caps the length of the model's summary (default DefaultMaxSummaryTokens).
 func WithMaxSummaryTokens(n int) Option {
 	return func(c *Compactor) {
 		if n > 0 {
@@ -94,7 +105,7 @@ type Compactor struct {
 // New returns a Compactor that summarises with provider p and the given model
 // name (as sent in requests).
 func New(p llm.Provider, model string, opts ...Option) *Compactor {
-	c := &Compactor{p: p, model: model, threshold: 0.8, keepRecent: 10, maxSummaryTokens: 4096}
+	c := &Compactor{p: p, model: model, threshold: DefaultThreshold, keepRecent: DefaultKeepRecent, maxSummaryTokens: DefaultMaxSummaryTokens}
 	for _, o := range opts {
 		o(c)
 	}

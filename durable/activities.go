@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -52,33 +53,33 @@ func NewActivities(engines Engines, opts ...ActivitiesOption) *Activities {
 	return a
 }
 
-// StepInput names the session and the mode of a step.
+// StepInput is what a step of the session's workflow gets: the session,
+// the loop it belongs to (the driver's, internal/driver) and what the step
+// needs besides.
 type StepInput struct {
 	SessionID string
-	Mode      planning.Mode
-	// Prompt is the prompt of a Prompt step; User says the user gave it
-	// (the session_start and user_prompt_submit hooks run), rather than
-	// the executor (a round's prompt).
+	// Loop is the state of the loop a Prompt, ModelCall or ToolBatch step
+	// belongs to, as the workflow carries it between steps.
+	Loop driver.Loop
+	// Prompt is a Prompt step's prompt.
 	Prompt string
-	User   bool
-	// After is the history length the workflow saw before the step (see
-	// agent.Engine.StepModel): a retried step does not store twice.
-	After int
+	// Mode is the mode an Approve step approves the plan for.
+	Mode planning.Mode
 	// Outcome is the outcome a Complete step records.
 	Outcome planning.ExecOutcome
 }
 
 // StepOutput is what a step reports to the workflow.
 type StepOutput struct {
-	Events     []Envelope
-	Calls      int
-	Status     agent.RunStatus
-	Todos      []planning.TodoItem
-	HistoryLen int
-}
-
-func output(r agent.StepResult) StepOutput {
-	return StepOutput{Events: encodeAll(r.Events), Calls: r.Calls, Status: r.Status, Todos: r.Todos, HistoryLen: r.HistoryLen}
+	// Events are what the step reported, without the deltas of streamed
+	// text.
+	Events []Envelope
+	Result driver.Result
+	// Loop is the loop's state after the step.
+	Loop driver.Loop
+	// Err is why the step ended its loop with an error (a blocking hook):
+	// a decision of the step, not a failure to retry.
+	Err string
 }
 
 // Non-retryable error types: retrying cannot help, so the workflow fails
@@ -107,19 +108,29 @@ func classify(err error) error {
 	return err
 }
 
-// with opens the session's engine and runs fn while heartbeating, so the
-// server notices a dead worker within the heartbeat timeout and so a
-// cancelled workflow cancels the step.
-func (a *Activities) with(ctx context.Context, id string, fn func(context.Context, *agent.Engine) (agent.StepResult, error)) (StepOutput, error) {
+// with opens the session's engine and runs one of its hosted steps
+// (driver.Hosted) while heartbeating, so the server notices a dead worker
+// within the heartbeat timeout and so a cancelled workflow cancels the step.
+func (a *Activities) with(ctx context.Context, in StepInput, fn func(context.Context, driver.Steps, *driver.Loop) (driver.Result, error)) (StepOutput, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go a.beat(ctx)
-	eng, err := a.engines.Engine(ctx, id)
+	eng, err := a.engines.Engine(ctx, in.SessionID)
 	if err != nil {
-		return StepOutput{}, classify(fmt.Errorf("durable: cannot open session %s on this worker: %w", id, err))
+		return StepOutput{}, classify(fmt.Errorf("durable: cannot open session %s on this worker: %w", in.SessionID, err))
 	}
-	r, err := fn(ctx, eng)
-	return output(r), classify(err)
+	var evs []agent.Event
+	steps, err := driver.Hosted(eng, func(ev any) { evs = append(evs, ev.(agent.Event)) })
+	if err != nil {
+		return StepOutput{}, err
+	}
+	l := in.Loop
+	r, err := fn(ctx, steps, &l)
+	out := StepOutput{Events: encodeAll(evs), Result: r, Loop: l}
+	if err != nil && r.End == driver.Error {
+		out.Err, err = err.Error(), nil
+	}
+	return out, classify(err)
 }
 
 func (a *Activities) beat(ctx context.Context) {
@@ -138,53 +149,53 @@ func (a *Activities) beat(ctx context.Context) {
 	}
 }
 
-// Prompt stores a run's prompt (agent.Engine.StepPrompt).
+// Prompt begins a loop: it stores its prompt (driver.Steps.Prompt).
 func (a *Activities) Prompt(ctx context.Context, in StepInput) (StepOutput, error) {
-	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
-		if in.User {
-			return e.StepUserPrompt(ctx, in.Mode, in.Prompt, in.After)
-		}
-		return e.StepPrompt(ctx, in.Mode, in.Prompt, in.After)
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, l *driver.Loop) (driver.Result, error) {
+		return s.Prompt(ctx, l, in.Prompt)
 	})
 }
 
-// ModelCall makes one model call (agent.Engine.StepModel).
+// ModelCall makes one model call (driver.Steps.Model).
 func (a *Activities) ModelCall(ctx context.Context, in StepInput) (StepOutput, error) {
-	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
-		return e.StepModel(ctx, in.Mode, in.After)
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, l *driver.Loop) (driver.Result, error) {
+		return s.Model(ctx, l)
 	})
 }
 
 // ToolBatch runs the unanswered tool calls of the last assistant message
-// (agent.Engine.StepTools). A call whose result is stored is never run
-// again: that is the idempotency key of a write, the call's id.
+// (driver.Steps.Tools). A call whose result is stored is never run again:
+// that is the idempotency key of a write, the call's id.
 func (a *Activities) ToolBatch(ctx context.Context, in StepInput) (StepOutput, error) {
-	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
-		return e.StepTools(ctx, in.Mode)
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, l *driver.Loop) (driver.Result, error) {
+		return s.Tools(ctx, l)
 	})
 }
 
-// Approve approves the plan awaiting approval (agent.Engine.StepApprove).
+// Approve approves the plan awaiting approval (driver.Steps.Approve).
 func (a *Activities) Approve(ctx context.Context, in StepInput) (StepOutput, error) {
-	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
-		return e.StepApprove(ctx, in.Mode)
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, _ *driver.Loop) (driver.Result, error) {
+		return s.Approve(ctx, in.Mode)
 	})
 }
 
-// Complete records how an execution ended (agent.Engine.StepComplete).
+// Continue resumes an approved plan's execution (driver.Steps.Continue).
+func (a *Activities) Continue(ctx context.Context, in StepInput) (StepOutput, error) {
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, _ *driver.Loop) (driver.Result, error) {
+		return s.Continue(ctx)
+	})
+}
+
+// Complete records how an execution ended (driver.Steps.Complete).
 func (a *Activities) Complete(ctx context.Context, in StepInput) (StepOutput, error) {
-	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
-		return agent.StepResult{}, e.StepComplete(ctx, in.Outcome)
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, _ *driver.Loop) (driver.Result, error) {
+		return s.Complete(ctx, in.Outcome)
 	})
 }
 
-// CancelPlan drops the plan awaiting approval (agent.Engine.CancelPlan).
+// CancelPlan drops the plan awaiting approval (driver.Steps.Cancel).
 func (a *Activities) CancelPlan(ctx context.Context, in StepInput) (StepOutput, error) {
-	return a.with(ctx, in.SessionID, func(ctx context.Context, e *agent.Engine) (agent.StepResult, error) {
-		err := e.CancelPlan()
-		if errors.Is(err, agent.ErrNoPendingPlan) && e.Status() == planning.StatusIdle {
-			err = nil // an earlier attempt cancelled it
-		}
-		return agent.StepResult{}, err
+	return a.with(ctx, in, func(ctx context.Context, s driver.Steps, _ *driver.Loop) (driver.Result, error) {
+		return s.Cancel(ctx)
 	})
 }

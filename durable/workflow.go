@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -32,7 +33,6 @@ const ErrTypeNotWaiting = "not_waiting"
 
 // Defaults of a workflow's limits.
 const (
-	DefaultMaxTurns         = 50
 	DefaultHeartbeatTimeout = 15 * time.Second
 	// DefaultContinueAfter is how many steps (activities) one workflow run
 	// takes before an execution continues as a new run, which keeps a
@@ -53,26 +53,34 @@ type Input struct {
 	// ModeDefault; otherwise the workflow waits for a Review signal, as
 	// long as it takes.
 	AutoApprove bool
-	// Continue resumes the execution of an approved plan (no Prompt).
+	// Continue resumes the execution of an approved plan (no Prompt): the
+	// workflow's first step takes the plan's mode and todo list from the
+	// store.
 	Continue bool
 	// Review waits for a review of the stored plan first (no Prompt).
 	Review bool
 	// Answer carries out this review of the stored plan at once, instead
 	// of waiting for one (with Review).
 	Answer *Review
-	// Todos is the stored todo list when a continued execution starts: the
-	// executor counts progress from it (without it, an execution resumed
-	// by a new workflow would look finished before its first round).
+	// HandedOver says this run continues the execution of the run before
+	// it (continue-as-new sets it, with Continue): its rounds go on where
+	// those stopped, from Todos, in ExecMode, with Memo.
+	HandedOver bool
+	// Todos is the todo list a handed-over execution counts progress from.
 	Todos []planning.TodoItem
-	// ExecMode is the mode a continued execution runs in.
+	// ExecMode is the mode a handed-over execution runs in.
 	ExecMode planning.Mode
+	// Memo is what the engine remembered in the run before (whether the
+	// session_start hooks ran, the provider's last context size).
+	Memo driver.Memo
 	// TaskQueue is where the activities run: the queue of the worker host
 	// that holds the session's workspace.
 	TaskQueue string
 	// HistoryLen is the session's message count when the workflow starts.
 	HistoryLen int
-	// MaxTurns caps model calls per run; StallThreshold and MaxRounds are
-	// planning.Executor's (0: its defaults).
+	// MaxTurns caps model calls per run (0: agent.DefaultMaxTurns);
+	// StallThreshold and MaxRounds are planning.Executor's (0: its
+	// defaults).
 	MaxTurns, StallThreshold, MaxRounds int
 	// HeartbeatTimeout is how soon a step on a dead worker is retried
 	// elsewhere on the queue (default DefaultHeartbeatTimeout).
@@ -99,7 +107,8 @@ type Review struct {
 
 // Status is what the status query returns.
 type Status struct {
-	// Phase is the session's planning.Status as the workflow knows it.
+	// Phase is the session's planning.Status as the last step reported
+	// it ("" before the first).
 	Phase planning.Status
 	// Waiting says the workflow waits for a Review signal.
 	Waiting bool
@@ -134,21 +143,20 @@ const (
 	queryEvents  = 500
 )
 
-// flow is the workflow's state: only what it derives from activity results
-// (events, the todo list, the history length) and the signals it got.
+// flow is the workflow's state: the planning driver (internal/driver) that
+// decides, fed only by what the activities return, the events they
+// reported and the signals the workflow got.
 type flow struct {
 	ctx      workflow.Context
 	in       Input
 	act      *Activities // nil: only its method values name the activities
+	d        *driver.Driver
 	events   []Envelope
-	todos    []planning.TodoItem
-	histLen  int
-	phase    planning.Status
+	phase    planning.Status // as the last step reported it
 	waiting  bool
 	finished bool
 	result   agent.RunStatus
 	steps    int // activities this run scheduled
-	rounds   int // execution rounds this run made
 	reviews  workflow.ReceiveChannel
 	// answers carries the review an update accepted to the waiting loop;
 	// answered says the current wait has its answer.
@@ -157,25 +165,31 @@ type flow struct {
 }
 
 // SessionWorkflow runs a session's plan → approve → execute as a durable
-// workflow: each model call and each tool batch is an activity, approval
-// and refinement are Review signals, and the auto-execution rounds with
-// their stagnation rule run here, in workflow code, through
-// planning.Executor fed only by the todo lists activities return.
+// workflow. The planning driver — the same the local engine runs — makes
+// every decision: each of its steps (a prompt, a model call, a tool batch,
+// an approval ...) is an activity on a worker, and the auto-execution
+// rounds with their stagnation rule run here, in workflow code, counting
+// the todo lists activities return. Approval and refinement arrive as
+// Review signals or updates.
 func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	if in.MaxTurns <= 0 {
-		in.MaxTurns = DefaultMaxTurns
+		in.MaxTurns = agent.DefaultMaxTurns
 	}
 	if in.HeartbeatTimeout <= 0 {
 		in.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
-	f := &flow{ctx: ctx, in: in, histLen: in.HistoryLen, phase: planning.StatusRunning, todos: in.Todos,
+	f := &flow{ctx: ctx, in: in,
 		reviews: workflow.GetSignalChannel(ctx, SignalReview), answers: workflow.NewBufferedChannel(ctx, 1)}
+	f.d = driver.New(activitySteps{f}, observer{f},
+		driver.WithLimits(driver.Limits{MaxTurns: in.MaxTurns, StallThreshold: in.StallThreshold, MaxRounds: in.MaxRounds}),
+		driver.WithState(driver.State{HistoryLen: in.HistoryLen, Todos: in.Todos, Memo: in.Memo, ExecMode: in.ExecMode, Rounds: in.RoundsDone}),
+		driver.WithHandOver(f.longEnough))
 	err := workflow.SetQueryHandler(ctx, QueryStatus, func(from int) (Status, error) {
 		base := f.in.EventBase
 		from = min(max(from-base, 0), len(f.events))
 		to := min(from+queryEvents, len(f.events))
 		return Status{Phase: f.phase, Waiting: f.waiting, Finished: f.finished, Result: f.result,
-			Events: f.events[from:to], Next: base + to, Todos: f.todos, Base: base,
+			Events: f.events[from:to], Next: base + to, Todos: f.d.State().Todos, Base: base,
 			PrevRun: workflow.GetInfo(ctx).ContinuedExecutionRunID}, nil
 	})
 	if err != nil {
@@ -205,47 +219,68 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	return res, nil
 }
 
+// main drives the session: the work the input names, then, while a plan
+// awaits approval, a review at a time. The workflow's context is not a
+// context.Context: cancellation reaches the driver through the activities,
+// which return it as an error.
 func (f *flow) main() (agent.RunStatus, error) {
-	var status agent.RunStatus
+	ctx := context.Background()
+	var status driver.Status
 	var err error
 	switch {
+	case f.in.HandedOver:
+		status, err = f.d.Execute(ctx, f.in.ExecMode, true)
 	case f.in.Continue:
-		f.phase = planning.StatusExecuting
-		status, err = f.execute(f.in.ExecMode, true)
+		status, err = f.d.Continue(ctx)
 	case f.in.Review:
-		status = agent.RunAwaitingApproval
+		status = driver.AwaitingApproval
 	default:
-		status, err = f.run(f.in.Mode, f.in.Prompt, true)
+		status, err = f.d.Run(ctx, f.in.Mode, f.in.Prompt, true)
 	}
-	for err == nil && status == agent.RunAwaitingApproval {
-		f.phase = planning.StatusAwaitingApproval
-		r := Review{Choice: planning.ReviewApprove}
-		switch {
-		case f.in.Answer != nil:
-			r, f.in.Answer = *f.in.Answer, nil
-		case !f.in.AutoApprove:
-			f.waiting, f.answered = true, false
-			cancelled := false
-			sel := workflow.NewSelector(f.ctx)
-			sel.AddReceive(f.reviews, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
-			sel.AddReceive(f.answers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
-			sel.AddReceive(f.ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled = true })
-			sel.Select(f.ctx)
-			f.waiting = false
-			if f.answered {
-				// An accepted update wins over a signal selected in the
-				// same wait: its caller was told it took effect.
-				f.answers.ReceiveAsync(&r)
-			}
-			if cancelled {
-				// The plan stays awaiting approval in the store; a new
-				// workflow can pick it up (run --resume ID).
-				return agent.RunCancelled, nil
-			}
+	for err == nil && status == driver.AwaitingApproval {
+		r, ok := f.awaitReview()
+		if !ok {
+			// The plan stays awaiting approval in the store; a new
+			// workflow can pick it up (run --resume ID).
+			return agent.RunCancelled, nil
 		}
-		status, err = f.review(r)
+		status, err = f.d.Review(ctx, r.Choice, r.Feedback)
+		if errors.Is(err, driver.ErrUnknownChoice) {
+			status, err = driver.AwaitingApproval, nil // an unknown choice changes nothing
+		}
 	}
-	return status, err
+	if errors.Is(err, driver.ErrHandOver) {
+		return agent.RunError, f.continueAsNew()
+	}
+	return agent.RunStatus(status), err
+}
+
+// awaitReview returns the review of the plan awaiting approval: the
+// input's answer, an approval when the input says so, or the first review
+// signal or update that comes. ok is false when the workflow was cancelled
+// while it waited.
+func (f *flow) awaitReview() (r Review, ok bool) {
+	switch {
+	case f.in.Answer != nil:
+		r, f.in.Answer = *f.in.Answer, nil
+		return r, true
+	case f.in.AutoApprove:
+		return Review{Choice: planning.ReviewApprove}, true
+	}
+	f.waiting, f.answered = true, false
+	cancelled := false
+	sel := workflow.NewSelector(f.ctx)
+	sel.AddReceive(f.reviews, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
+	sel.AddReceive(f.answers, func(c workflow.ReceiveChannel, _ bool) { c.Receive(f.ctx, &r) })
+	sel.AddReceive(f.ctx.Done(), func(workflow.ReceiveChannel, bool) { cancelled = true })
+	sel.Select(f.ctx)
+	f.waiting = false
+	if f.answered {
+		// An accepted update wins over a signal selected in the same
+		// wait: its caller was told it took effect.
+		f.answers.ReceiveAsync(&r)
+	}
+	return r, !cancelled
 }
 
 // canAnswer says whether an update may answer the current wait.
@@ -279,113 +314,6 @@ func (f *flow) answer(ctx workflow.Context, r Review) (int, error) {
 	return f.in.EventBase + len(f.events), nil
 }
 
-// review carries out one review choice.
-func (f *flow) review(r Review) (agent.RunStatus, error) {
-	if mode, ok := r.Choice.ApprovalMode(); ok {
-		if _, err := f.step(f.act.Approve, StepInput{Mode: mode}); err != nil {
-			return agent.RunError, err
-		}
-		f.phase = planning.StatusExecuting
-		return f.execute(mode, false)
-	}
-	switch r.Choice {
-	case planning.ReviewRefine:
-		if r.Feedback == "" {
-			return agent.RunAwaitingApproval, nil // keep waiting
-		}
-		f.phase = planning.StatusRunning
-		return f.run(planning.ModePlan, r.Feedback, true)
-	case planning.ReviewCancel:
-		if _, err := f.step(f.act.CancelPlan, StepInput{}); err != nil {
-			return agent.RunError, err
-		}
-		f.phase = planning.StatusIdle
-		return agent.RunCompleted, nil
-	}
-	return agent.RunAwaitingApproval, nil // an unknown choice changes nothing
-}
-
-// run is one run loop: the prompt, then model calls and tool batches until
-// the model stops calling tools, a tool ends the turn or MaxTurns is hit.
-// user says the user gave the prompt (its hooks run; a blocking one ends
-// the loop).
-func (f *flow) run(mode planning.Mode, prompt string, user bool) (agent.RunStatus, error) {
-	out, err := f.step(f.act.Prompt, StepInput{Mode: mode, Prompt: prompt, User: user})
-	if err != nil {
-		return agent.RunError, err
-	}
-	if out.Status != "" {
-		return out.Status, nil
-	}
-	for range f.in.MaxTurns {
-		out, err := f.step(f.act.ModelCall, StepInput{Mode: mode})
-		if err != nil {
-			return agent.RunError, err
-		}
-		if out.Status != "" {
-			return out.Status, nil
-		}
-		if out, err = f.step(f.act.ToolBatch, StepInput{Mode: mode}); err != nil {
-			return agent.RunError, err
-		}
-		if out.Status != "" {
-			return out.Status, nil
-		}
-	}
-	return agent.RunMaxTurns, nil
-}
-
-// execute drives planning.Executor — the same rounds and stagnation rule
-// as a local run — with rounds made of activities. The executor reads the
-// todo list the last activity returned; nothing else.
-func (f *flow) execute(mode planning.Mode, resumed bool) (agent.RunStatus, error) {
-	round := func(_ context.Context, prompt string) error {
-		before, _, _ := planning.Progress(f.todos)
-		status, err := f.run(mode, prompt, false)
-		if err == nil && status == agent.RunError {
-			err = errors.New("the round failed")
-		}
-		if done, active, _ := planning.Progress(f.todos); err == nil && active > 0 && done > before && f.longEnough() {
-			err = errContinue
-		}
-		return err
-	}
-	opts := []planning.ExecutorOption{planning.WithObserver(observer{f})}
-	if f.in.StallThreshold > 0 {
-		opts = append(opts, planning.WithStallThreshold(f.in.StallThreshold))
-	}
-	maxRounds := f.in.MaxRounds
-	if maxRounds <= 0 {
-		maxRounds = planning.DefaultMaxRounds
-	}
-	opts = append(opts, planning.WithMaxRounds(max(maxRounds-f.in.RoundsDone, 1)))
-	if resumed {
-		opts = append(opts, planning.AsContinuation())
-	}
-	todos := func() []planning.TodoItem { return f.todos }
-	// The executor's context is not the workflow's: cancellation reaches
-	// the rounds through their activities, which return it as an error.
-	outcome, err := planning.NewExecutor(round, todos, opts...).Run(context.Background())
-	if errors.Is(err, errContinue) {
-		return agent.RunError, f.continueAsNew(mode)
-	}
-	if err != nil {
-		return agent.RunError, err
-	}
-	if _, err := f.step(f.act.Complete, StepInput{Outcome: outcome}); err != nil {
-		return agent.RunError, err
-	}
-	if outcome == planning.ExecStalled {
-		f.phase = planning.StatusStalled
-		return agent.RunStalled, nil
-	}
-	f.phase = planning.StatusIdle
-	return agent.RunCompleted, nil
-}
-
-// errContinue ends an executor's rounds for continue-as-new.
-var errContinue = errors.New("continue as new")
-
 // longEnough reports whether this run has taken enough steps, or the
 // server suggests it, to continue as new.
 func (f *flow) longEnough() bool {
@@ -397,24 +325,26 @@ func (f *flow) longEnough() bool {
 }
 
 // continueAsNew ends this run with a new one that continues the execution
-// in mode: the session's state is in the store; the new run carries only
-// the counts that keep event indices and the round cap whole.
-func (f *flow) continueAsNew(mode planning.Mode) error {
+// the driver handed over: the session's state is in the store; the new run
+// carries only what the driver knows besides (the todo list it counts, the
+// mode, the engine's memo) and the counts that keep event indices and the
+// round cap whole.
+func (f *flow) continueAsNew() error {
+	st := f.d.State()
 	next := f.in
 	next.Prompt, next.Review, next.Answer = "", false, nil
-	next.Continue, next.ExecMode = true, mode
-	next.HistoryLen, next.Todos = f.histLen, f.todos
+	next.Continue, next.HandedOver, next.ExecMode = true, true, st.ExecMode
+	next.HistoryLen, next.Todos, next.Memo = st.HistoryLen, st.Todos, st.Memo
 	next.EventBase = f.in.EventBase + len(f.events)
-	next.RoundsDone = f.in.RoundsDone + f.rounds
+	next.RoundsDone = st.Rounds
 	return workflow.NewContinueAsNewError(f.ctx, WorkflowName, next)
 }
 
-// observer records the executor's progress as events.
+// observer records the driver's execution rounds and stalls as events.
 type observer struct{ f *flow }
 
 func (o observer) Round(round, done, total int) {
-	o.f.rounds = round
-	o.f.emit(agent.ExecRound{Round: o.f.in.RoundsDone + round, Done: done, Total: total})
+	o.f.emit(agent.ExecRound{Round: round, Done: done, Total: total})
 }
 
 func (o observer) Stalled(rounds int) { o.f.emit(agent.Stalled{Rounds: rounds}) }
@@ -425,21 +355,71 @@ func (f *flow) emit(ev agent.Event) {
 	}
 }
 
+// activitySteps are the driver's steps as activities on the session's task
+// queue. The context the driver passes is not used: activities run in the
+// workflow's.
+type activitySteps struct{ f *flow }
+
+func (a activitySteps) Prompt(_ context.Context, l *driver.Loop, prompt string) (driver.Result, error) {
+	return a.f.step(a.f.act.Prompt, StepInput{Loop: *l, Prompt: prompt}, l)
+}
+
+func (a activitySteps) Model(_ context.Context, l *driver.Loop) (driver.Result, error) {
+	return a.f.step(a.f.act.ModelCall, StepInput{Loop: *l}, l)
+}
+
+func (a activitySteps) Tools(_ context.Context, l *driver.Loop) (driver.Result, error) {
+	return a.f.step(a.f.act.ToolBatch, StepInput{Loop: *l}, l)
+}
+
+// End is a no-op: each activity closes its own loop.
+func (a activitySteps) End(context.Context, *driver.Loop) {}
+
+func (a activitySteps) Approve(_ context.Context, mode planning.Mode) (driver.Result, error) {
+	return a.f.step(a.f.act.Approve, StepInput{Mode: mode}, nil)
+}
+
+func (a activitySteps) Continue(context.Context) (driver.Result, error) {
+	return a.f.step(a.f.act.Continue, StepInput{}, nil)
+}
+
+func (a activitySteps) Cancel(context.Context) (driver.Result, error) {
+	return a.f.step(a.f.act.CancelPlan, StepInput{}, nil)
+}
+
+func (a activitySteps) Complete(_ context.Context, outcome planning.ExecOutcome) (driver.Result, error) {
+	return a.f.step(a.f.act.Complete, StepInput{Outcome: outcome}, nil)
+}
+
+// SetMode is a no-op: the next loop's prompt step stores its mode.
+func (a activitySteps) SetMode(context.Context, planning.Mode) {}
+
+// RoundMode is mode: nobody changes the session's mode while the workflow
+// executes its plan.
+func (a activitySteps) RoundMode(_ context.Context, mode planning.Mode) planning.Mode { return mode }
+
 // step runs one activity on the session's task queue and takes in what it
-// returned: its events, the todo list, the history length.
-func (f *flow) step(activity any, in StepInput) (StepOutput, error) {
+// returned: its events, the planning status it left and the loop's state.
+func (f *flow) step(activity any, in StepInput, l *driver.Loop) (driver.Result, error) {
 	in.SessionID = f.in.SessionID
-	in.After = f.histLen
 	f.steps++
 	ctx := workflow.WithActivityOptions(f.ctx, f.activityOptions())
 	var out StepOutput
 	if err := workflow.ExecuteActivity(ctx, activity, in).Get(ctx, &out); err != nil {
-		return out, fmt.Errorf("durable: %w", err)
+		if temporal.IsCanceledError(err) {
+			return driver.Result{End: driver.Cancelled}, err
+		}
+		return driver.Result{}, fmt.Errorf("durable: %w", err)
 	}
 	f.events = append(f.events, out.Events...)
-	f.todos = out.Todos
-	f.histLen = out.HistoryLen
-	return out, nil
+	f.phase = out.Result.Phase
+	if l != nil {
+		*l = out.Loop
+	}
+	if out.Err != "" {
+		return out.Result, errors.New(out.Err)
+	}
+	return out.Result, nil
 }
 
 // activityOptions: a step may run long (a model call, a test suite) but

@@ -88,11 +88,11 @@ func WithWorkspace(ws *tool.Workspace) GateOption {
 // mode every tool is allowed except submit_plan, which only means something
 // while planning.
 func NewGate(mode Mode, opts ...GateOption) tool.Gate {
-	g := &modeGate{mode: mode}
+	g := &modeGate{mode: mode, policy: PolicyFor(mode)}
 	for _, o := range opts {
 		o(g)
 	}
-	if mode == ModePlan {
+	if g.policy.ReadOnly {
 		g.allowed = make(map[string]bool, len(planAllowlist)+len(g.extra))
 		for _, n := range planAllowlist {
 			g.allowed[n] = true
@@ -105,21 +105,22 @@ func NewGate(mode Mode, opts ...GateOption) tool.Gate {
 }
 
 type modeGate struct {
-	mode  Mode
-	extra []string        // WithReadOnlyTools, WithShellTools
-	shell map[string]bool // WithShellTools
+	mode   Mode
+	policy Policy
+	extra  []string        // WithReadOnlyTools, WithShellTools
+	shell  map[string]bool // WithShellTools
 	// gateOnly are the shell tools no kernel sandbox confines
 	// (WithGateOnlyShellTools).
 	gateOnly map[string]bool
 	ws       *tool.Workspace // WithWorkspace; nil: bash paths are not sandboxed
-	allowed  map[string]bool // Plan Mode only
+	allowed  map[string]bool // read-only modes only
 }
 
 func (g *modeGate) Visible(name string) bool {
-	if g.mode == ModePlan {
-		return g.allowed[name]
+	if g.policy.ReadOnly {
+		return g.allowed[name] && (name != SubmitPlanName || g.policy.Plans)
 	}
-	return name != SubmitPlanName
+	return name != SubmitPlanName || g.policy.Plans
 }
 
 func (g *modeGate) Check(name string, input json.RawMessage) error {
@@ -132,7 +133,7 @@ func (g *modeGate) Check(name string, input json.RawMessage) error {
 			"Explore with %s, then call submit_plan with a title, content and steps; the changes are made after the user approves",
 			name, strings.Join(g.readTools(), ", "))
 	}
-	if g.mode == ModePlan && g.shell[name] {
+	if g.policy.ReadOnly && g.shell[name] {
 		command, err := bashCommand(input)
 		if err == nil {
 			opts := []shellgate.Option{shellgate.WithWorkspace(g.ws)}

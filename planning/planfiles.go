@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/tool"
 )
 
 // Plan files on disk go next to the project when the workdir is a git
@@ -20,8 +21,6 @@ import (
 // TODO.md.
 
 const (
-	// DataDirName is the per-project data directory inside a git workdir.
-	DataDirName = ".harness9"
 	// PlanFileName and TodoFileName are the files of a task directory.
 	PlanFileName = "PLAN.md"
 	TodoFileName = "TODO.md"
@@ -42,7 +41,7 @@ const (
 // meant to be followed.
 func PlanBase(workdir, home string) string {
 	if _, err := os.Stat(filepath.Join(workdir, ".git")); err == nil {
-		return filepath.Join(workdir, DataDirName)
+		return filepath.Join(workdir, tool.DataDirName)
 	}
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		return real

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/tool"
 )
 
 // gitWorkdir returns a workdir that holds .git, so plans go to
@@ -54,22 +56,22 @@ func TestPlanFilesStayInTheWorkdir(t *testing.T) {
 		plant func(t *testing.T, work, outside string)
 	}{
 		{".harness9 link", func(t *testing.T, work, outside string) {
-			link(t, outside, filepath.Join(work, DataDirName))
+			link(t, outside, filepath.Join(work, tool.DataDirName))
 		}},
 		{".harness9 relative link", func(t *testing.T, work, outside string) {
 			rel, err := filepath.Rel(work, outside)
 			if err != nil {
 				t.Fatal(err)
 			}
-			link(t, rel, filepath.Join(work, DataDirName))
+			link(t, rel, filepath.Join(work, tool.DataDirName))
 		}},
 		{"plans and tasks links", func(t *testing.T, work, outside string) {
-			link(t, outside, filepath.Join(work, DataDirName, "plans"))
-			link(t, outside, filepath.Join(work, DataDirName, "tasks"))
+			link(t, outside, filepath.Join(work, tool.DataDirName, "plans"))
+			link(t, outside, filepath.Join(work, tool.DataDirName, "tasks"))
 		}},
 		{"relative plans and tasks links", func(t *testing.T, work, outside string) {
-			link(t, "../../"+filepath.Base(outside), filepath.Join(work, DataDirName, "plans"))
-			link(t, "../../"+filepath.Base(outside), filepath.Join(work, DataDirName, "tasks"))
+			link(t, "../../"+filepath.Base(outside), filepath.Join(work, tool.DataDirName, "plans"))
+			link(t, "../../"+filepath.Base(outside), filepath.Join(work, tool.DataDirName, "tasks"))
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -117,7 +119,7 @@ func TestPlanFileLinksInsideTheWorkdir(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(work2, "notes"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	link(t, "notes", filepath.Join(work2, DataDirName))
+	link(t, "notes", filepath.Join(work2, tool.DataDirName))
 	dir, err := CreateTaskDir(PlanBase(work2, ""), Plan{Title: "t", Steps: []string{"a"}}, planTodos, now)
 	if err != nil {
 		t.Fatal(err)

@@ -3,35 +3,24 @@ package planning
 import (
 	"strings"
 	"sync"
+
+	"github.com/harness9/harness9/planning/plan"
 )
 
-// TodoStatus is the state of one todo item.
-type TodoStatus string
+// TodoStatus is the state of one todo item (plan.TodoStatus).
+type TodoStatus = plan.TodoStatus
 
 // The todo states. Transition rules are enforced by the todo_write tool, not
 // by TodoStore.
 const (
-	TodoPending    TodoStatus = "pending"
-	TodoInProgress TodoStatus = "in_progress"
-	TodoCompleted  TodoStatus = "completed"
-	TodoCancelled  TodoStatus = "cancelled"
+	TodoPending    = plan.TodoPending
+	TodoInProgress = plan.TodoInProgress
+	TodoCompleted  = plan.TodoCompleted
+	TodoCancelled  = plan.TodoCancelled
 )
 
-// Valid reports whether s is one of the four known states.
-func (s TodoStatus) Valid() bool {
-	switch s {
-	case TodoPending, TodoInProgress, TodoCompleted, TodoCancelled:
-		return true
-	}
-	return false
-}
-
-// TodoItem is one entry of the todo list.
-type TodoItem struct {
-	ID      string     `json:"id" jsonschema:"A short unique id, such as \"1\"; keep it stable across calls."`
-	Content string     `json:"content" jsonschema:"What this step does, as one concrete action."`
-	Status  TodoStatus `json:"status" jsonschema:"pending, in_progress, completed or cancelled"`
-}
+// TodoItem is one entry of the todo list (plan.TodoItem).
+type TodoItem = plan.TodoItem
 
 // TodoStore is a concurrency-safe todo list with full-replace semantics. It
 // stores without judgment: validation lives in the todo_write tool, so tests
@@ -94,21 +83,8 @@ func (s *TodoStore) FormatForInjection() string {
 
 // Progress counts items: done is completed items, active is pending plus
 // in-progress, total is every item.
-func Progress(items []TodoItem) (done, active, total int) {
-	for _, it := range items {
-		switch it.Status {
-		case TodoCompleted:
-			done++
-		case TodoPending, TodoInProgress:
-			active++
-		}
-	}
-	return done, active, len(items)
-}
+func Progress(items []TodoItem) (done, active, total int) { return plan.Progress(items) }
 
-// Plan is what submit_plan records: a stable proposal the user approves.
-type Plan struct {
-	Title   string   `json:"title"`
-	Content string   `json:"content"`
-	Steps   []string `json:"steps"`
-}
+// Plan is what submit_plan records: a stable proposal the user approves
+// (plan.Plan).
+type Plan = plan.Plan

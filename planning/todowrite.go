@@ -18,12 +18,6 @@ import (
 // bug jumped from 2/11 to 11/11 in one call).
 const DefaultCompletionLimit = 1
 
-// JSONSchemaEnum lists the legal statuses, so the todo_write schema carries
-// them as an enum and the model cannot even form another value.
-func (TodoStatus) JSONSchemaEnum() []string {
-	return []string{string(TodoPending), string(TodoInProgress), string(TodoCompleted), string(TodoCancelled)}
-}
-
 // PlanWriter persists the todo list somewhere outside the session (a plan
 // file, a task's TODO.md). It is defined here, where it is consumed.
 type PlanWriter interface {

@@ -3,24 +3,26 @@ package planning
 import (
 	"errors"
 	"fmt"
+
+	"github.com/harness9/harness9/planning/plan"
 )
 
-// Status is the phase of a session's planning workflow. It is separate from
-// Mode (which the user picks) and from how one run ended (agent.RunStatus):
-// a status outlives runs and is stored with the session.
-type Status string
+// Status is the phase of a session's planning workflow (plan.Status). It is
+// separate from Mode (which the user picks) and from how one run ended
+// (agent.RunStatus): a status outlives runs and is stored with the session.
+type Status = plan.Status
 
 // The statuses.
 const (
-	StatusIdle             Status = "idle"              // no plan in flight
-	StatusRunning          Status = "running"           // a run is in progress, no plan submitted in it yet
-	StatusAwaitingApproval Status = "awaiting_approval" // a plan waits for the user's review
-	StatusExecuting        Status = "executing"         // an approved plan is being carried out
-	StatusStalled          Status = "stalled"           // execution stopped without finishing the todo list
+	StatusIdle             = plan.StatusIdle             // no plan in flight
+	StatusRunning          = plan.StatusRunning          // a run is in progress, no plan submitted in it yet
+	StatusAwaitingApproval = plan.StatusAwaitingApproval // a plan waits for the user's review
+	StatusExecuting        = plan.StatusExecuting        // an approved plan is being carried out
+	StatusStalled          = plan.StatusStalled          // execution stopped without finishing the todo list
 )
 
 // Statuses lists every status, in the order of a plan's life.
-var Statuses = []Status{StatusIdle, StatusRunning, StatusAwaitingApproval, StatusExecuting, StatusStalled}
+var Statuses = plan.Statuses
 
 // Action is a step of the planning workflow: one of Workflow's transitions.
 type Action string
@@ -198,10 +200,11 @@ func (w *Workflow) Approve(mode Mode, taskDir string) error {
 	return nil
 }
 
-// CheckExecMode reports whether an approved plan can execute in mode: in
-// ModeDefault or ModeAutoEdit, not in ModePlan, which cannot edit.
+// CheckExecMode reports whether an approved plan can execute in mode
+// (Policy.Executes): in ModeDefault or ModeAutoEdit, not in ModePlan,
+// which cannot edit.
 func CheckExecMode(mode Mode) error {
-	if mode != ModeDefault && mode != ModeAutoEdit {
+	if !PolicyFor(mode).Executes {
 		return fmt.Errorf("planning: a plan is approved to run in %s or %s mode, not %s: that mode cannot edit", ModeDefault, ModeAutoEdit, mode)
 	}
 	return nil
@@ -211,10 +214,10 @@ func CheckExecMode(mode Mode) error {
 // the session is in: the approval's mode when it was approved here,
 // otherwise the session's own mode, except Plan (which cannot edit).
 func (w *Workflow) ExecMode(current Mode) Mode {
-	if current != ModePlan {
+	if PolicyFor(current).Executes {
 		return current
 	}
-	if w.execMode == ModePlan {
+	if !PolicyFor(w.execMode).Executes {
 		return ModeDefault
 	}
 	return w.execMode

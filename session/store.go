@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 )
 
 // ErrNotFound is returned (wrapped) when a session id matches nothing.
@@ -20,13 +20,13 @@ var ErrAmbiguous = errors.New("session id prefix is ambiguous")
 
 // Session is one conversation's metadata.
 type Session struct {
-	ID      string        `json:"id"`
-	Created time.Time     `json:"created"`
-	Updated time.Time     `json:"updated"`
-	Workdir string        `json:"workdir"`
-	Model   string        `json:"model"` // "provider/model"
-	Title   string        `json:"title"`
-	Mode    planning.Mode `json:"mode"`
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	Workdir string    `json:"workdir"`
+	Model   string    `json:"model"` // "provider/model"
+	Title   string    `json:"title"`
+	Mode    plan.Mode `json:"mode"`
 	// ParentID is the session whose task call started this one as a
 	// sub-agent; "" for a top-level session. It is set by Create and
 	// never changes.
@@ -37,12 +37,12 @@ type Session struct {
 
 // State is the per-session planning and compaction state, saved whole.
 type State struct {
-	Todos []planning.TodoItem `json:"todos"`
+	Todos []plan.TodoItem `json:"todos"`
 	// Evidence counts successful tool calls other than todo_write and
 	// submit_plan since the last successful todo_write (the evidence gate).
-	Evidence int             `json:"evidence"`
-	Status   planning.Status `json:"status"`
-	Plan     *planning.Plan  `json:"plan,omitempty"`
+	Evidence int         `json:"evidence"`
+	Status   plan.Status `json:"status"`
+	Plan     *plan.Plan  `json:"plan,omitempty"`
 	// TaskDir is the approved plan's task directory, if any.
 	TaskDir string `json:"task_dir,omitempty"`
 	// PlanFile is this session's plans/<ts>-<id8>.md file, fixed once chosen.
@@ -90,11 +90,11 @@ func (o ListOptions) Matches(s Session) bool {
 // todos_total.
 type Summary struct {
 	Session
-	// Status is the saved planning status; planning.StatusIdle when no
+	// Status is the saved planning status; plan.StatusIdle when no
 	// state was saved or its status is empty.
-	Status planning.Status `json:"status"`
+	Status plan.Status `json:"status"`
 	// TodosDone and TodosTotal are the done and total counts of
-	// planning.Progress over the saved todo list: done counts completed
+	// plan.Progress over the saved todo list: done counts completed
 	// items only, total every item (cancelled ones included).
 	TodosDone  int `json:"todos_done"`
 	TodosTotal int `json:"todos_total"`
@@ -136,16 +136,16 @@ type Store interface {
 // Summarize returns the Summary of a session with state st: what a store
 // that holds decoded states returns from ListSummaries.
 func Summarize(sess Session, st State) Summary {
-	done, _, total := planning.Progress(st.Todos)
+	done, _, total := plan.Progress(st.Todos)
 	return NewSummary(sess, st.Status, done, total)
 }
 
 // NewSummary returns the Summary of a session whose saved status and todo
 // counts a store read without decoding its state; an empty status (none
-// saved) is planning.StatusIdle.
-func NewSummary(sess Session, status planning.Status, done, total int) Summary {
+// saved) is plan.StatusIdle.
+func NewSummary(sess Session, status plan.Status, done, total int) Summary {
 	if status == "" {
-		status = planning.StatusIdle
+		status = plan.StatusIdle
 	}
 	return Summary{Session: sess, Status: status, TodosDone: done, TodosTotal: total}
 }

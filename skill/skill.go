@@ -85,7 +85,7 @@ func Discover(project *tool.Workspace, home string) ([]Skill, []error) {
 	}
 	var roots []root
 	if project != nil {
-		roots = append(roots, root{project, filepath.Join(".harness9", "skills"), SourceProject})
+		roots = append(roots, root{project, filepath.Join(tool.DataDirName, "skills"), SourceProject})
 	}
 	if home != "" {
 		// The user's own data directory: no deny list (it is in it), but

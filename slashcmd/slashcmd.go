@@ -99,7 +99,7 @@ func Discover(project *tool.Workspace, home string, reserved []string) ([]Comman
 		}
 	}
 	if project != nil {
-		roots = append(roots, root{project, filepath.Join(".harness9", Dir), SourceProject})
+		roots = append(roots, root{project, filepath.Join(tool.DataDirName, Dir), SourceProject})
 	}
 	for _, r := range roots {
 		found, rerrs := discoverIn(r.ws, r.dir, r.src)

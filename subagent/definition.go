@@ -131,7 +131,7 @@ func Parse(data []byte) (Definition, error) {
 func Discover(project *tool.Workspace, home string) ([]Definition, []error) {
 	var found, errs = []Definition{}, []error{}
 	if project != nil {
-		d, e := discoverIn(project, filepath.Join(".harness9", "agents"))
+		d, e := discoverIn(project, filepath.Join(tool.DataDirName, "agents"))
 		found, errs = append(found, d...), append(errs, e...)
 	}
 	if home != "" {

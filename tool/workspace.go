@@ -12,6 +12,12 @@ import (
 	"github.com/harness9/harness9/internal/gitguard"
 )
 
+// DataDirName is the name of harness9's data directory, the one spelling of
+// it: <workdir>/.harness9 holds a project's configuration, skills, commands,
+// agents, plans and task directories, and ~/.harness9 is the user's data
+// directory (sessions, settings) unless the program chooses another.
+const DataDirName = ".harness9"
+
 // deniedInHome are the entries of the user's home directory no file the
 // harness opens for the model may come from, even when the workspace
 // contains the home directory: they hold credentials (or, for .harness9,
@@ -19,7 +25,7 @@ import (
 // leak them into a transcript.
 var deniedInHome = []string{
 	".ssh", ".aws", ".gnupg", ".kube", ".netrc",
-	filepath.Join(".config", "gcloud"), ".docker", ".harness9",
+	filepath.Join(".config", "gcloud"), ".docker", DataDirName,
 }
 
 // maxSymlinks bounds symlink expansion during Resolve, as the kernel does

@@ -15,6 +15,7 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/skill"
+	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
@@ -50,7 +51,7 @@ func newVersionCmd(e *env) *cobra.Command {
 }
 
 func newSkillsCmd(e *env, g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "skills", Short: "Skills found in <workdir>/.harness9/skills and $HARNESS9_HOME/skills"}
+	cmd := &cobra.Command{Use: "skills", Short: "Skills found in <workdir>/" + tool.DataDirName + "/skills and $HARNESS9_HOME/skills"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the skills the agent can use",
@@ -72,7 +73,7 @@ func newSkillsCmd(e *env, g *globals) *cobra.Command {
 				fmt.Fprintf(stderr, "warning: %v\n", p)
 			}
 			if len(skills) == 0 {
-				fmt.Fprintf(e.stderr, "no skills; add one as %s/.harness9/skills/NAME/SKILL.md\n", c.Workdir)
+				fmt.Fprintf(e.stderr, "no skills; add one as %s/%s/skills/NAME/SKILL.md\n", c.Workdir, tool.DataDirName)
 			}
 			for _, s := range skills {
 				fmt.Fprintf(stdout, "%-24s %s\n    %s\n", s.Name, s.Description, s.Path)

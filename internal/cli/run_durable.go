@@ -125,7 +125,7 @@ func durableInput(ctx context.Context, store session.Store, c *config.Config, f 
 		if f.approve == approveNever {
 			return in, usageErr("the session has an approved plan in progress; pass --approve auto to continue executing it, or give a PROMPT")
 		}
-		in.Continue, in.ExecMode, in.Todos = true, flow.ExecMode(sess.Mode), st.Todos
+		in.Continue = true // the workflow's continue step takes the mode and the todo list from the store
 	default:
 		return in, usageErr("the session has no plan awaiting approval or in progress; give a PROMPT")
 	}

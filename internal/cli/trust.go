@@ -14,6 +14,7 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/internal/trust"
+	"github.com/harness9/harness9/tool"
 )
 
 // A cloned repository must not run commands by being opened. Whatever a
@@ -113,7 +114,7 @@ func newTrustCmd(e *env, g *globals) *cobra.Command {
 		Use:   "trust [DIR]",
 		Short: "Trust a project, so that its .mcp.json servers and hooks may run",
 		Long: "A cloned repository must not run commands by being opened: the MCP servers of a project's\n" +
-			".mcp.json and the hooks of its .harness9/config.toml run only after you trust the project\n" +
+			".mcp.json and the hooks of its " + tool.DataDirName + "/config.toml run only after you trust the project\n" +
 			"(DIR, or -C DIR, default the current directory). Read those files first. A change to them asks\n" +
 			"again. --revoke takes the trust back; --list shows every stored decision.",
 		Args: cobra.MaximumNArgs(1),

@@ -16,6 +16,11 @@ import (
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
 )
 
 // Environment variables harness9 reads.
@@ -109,17 +114,18 @@ type Config struct {
 	Agents AgentLimits
 
 	// MaxRetries is how many times a failed model call (429, 5xx, dropped
-	// connection) is retried: 0 means the default (3), -1 never.
+	// connection) is retried: 0 means the default (llm.DefaultMaxRetries),
+	// -1 never.
 	MaxRetries int
 	// MaxRetryWait caps the total time spent waiting between retries of one
-	// call (0 = the default, 6s).
+	// call (0 = the default, llm.DefaultMaxTotal).
 	MaxRetryWait time.Duration
 
 	// CompactThreshold is the share of the context window that triggers
-	// compaction (default 0.8).
+	// compaction (default compact.DefaultThreshold).
 	CompactThreshold float64
 	// KeepRecent is how many of the newest messages compaction keeps
-	// verbatim (default 10).
+	// verbatim (default compact.DefaultKeepRecent).
 	KeepRecent int
 
 	Providers  map[string]Provider
@@ -225,14 +231,14 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	c := &Config{
 		Home:             home,
 		File:             filepath.Join(home, "config.toml"),
-		MaxTurns:         50,
-		ToolTimeout:      2 * time.Minute,
-		MaxToolOutput:    32 * 1024,
+		MaxTurns:         agent.DefaultMaxTurns,
+		ToolTimeout:      tool.DefaultTimeout,
+		MaxToolOutput:    tool.DefaultMaxOutput,
 		EvidenceGate:     true,
-		StallThreshold:   3,
-		MaxExecRounds:    50,
-		CompactThreshold: 0.8,
-		KeepRecent:       10,
+		StallThreshold:   planning.DefaultStallThreshold,
+		MaxExecRounds:    planning.DefaultMaxRounds,
+		CompactThreshold: compact.DefaultThreshold,
+		KeepRecent:       compact.DefaultKeepRecent,
 		Providers:        builtinProviders(),
 		MCPServers:       map[string]MCPServer{},
 		Sandbox:          defaultSandbox(),
@@ -326,7 +332,7 @@ func homeDir(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot find your home directory; set %s to a data directory: %w", EnvHome, err)
 	}
-	return filepath.Join(uh, ".harness9"), nil
+	return filepath.Join(uh, tool.DataDirName), nil
 }
 
 // scriptedVision: the scripted provider accepts images (it records them).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/harness9/harness9/internal/atomicfile"
 	"github.com/harness9/harness9/permission"
+	"github.com/harness9/harness9/tool"
 )
 
 // Permission rules come from four places (DESIGN §7.2): [permissions] in
@@ -25,7 +26,7 @@ import (
 // <data>/permissions/ outside the project; --allow and --deny.
 
 // ProjectConfigFile is a project's own config file, relative to its workdir.
-const ProjectConfigFile = ".harness9/config.toml"
+const ProjectConfigFile = tool.DataDirName + "/config.toml"
 
 // RuleList is one list of rules from one source.
 type RuleList struct {

@@ -318,7 +318,7 @@ func (r *restorer) realParent(rel string) error {
 // it was, and returns its new name.
 func (r *restorer) moveAside(rel string) (string, error) {
 	for n := 1; n < 100; n++ {
-		aside := rel + ".harness9-refused"
+		aside := rel + ".refused-by-harness9"
 		if n > 1 {
 			aside += fmt.Sprintf("-%d", n)
 		}

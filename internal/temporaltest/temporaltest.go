@@ -7,12 +7,14 @@ package temporaltest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -65,6 +67,25 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip(msg)
 	}
+	// The ports are free when chosen but may be taken before the server
+	// binds them (other tests start servers too): a server that exits
+	// for that is started again on other ports.
+	for attempt := 1; ; attempt++ {
+		s, err := start(t, bin)
+		if err == nil {
+			return s
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatal(err)
+		}
+	}
+}
+
+// errPortTaken is why a server exited that lost a port to another process.
+var errPortTaken = errors.New("a port was taken before the server bound it")
+
+func start(t testing.TB, bin string) (*Server, error) {
+	t.Helper()
 	dir := t.TempDir()
 	ports := freePorts(t, 3)
 	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log")}
@@ -94,9 +115,12 @@ func Start(t testing.TB) *Server {
 	})
 	if err := s.waitReady(exited); err != nil {
 		out, _ := os.ReadFile(s.Log)
-		t.Fatalf("the Temporal dev server did not become ready: %v\n%s", err, out)
+		if strings.Contains(string(out), "address already in use") {
+			return nil, errPortTaken
+		}
+		return nil, fmt.Errorf("the Temporal dev server did not become ready: %w\n%s", err, out)
 	}
-	return s
+	return s, nil
 }
 
 // waitReady dials until the frontend answers a health check and the
@@ -144,7 +168,19 @@ func freePorts(t testing.TB, n int) []string {
 	return out
 }
 
-// quiet drops the SDK's log lines while the server starts.
+// Client dials the server; the client is closed when the test ends and
+// logs nothing.
+func (s *Server) Client(t testing.TB) client.Client {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: s.Address, Logger: quiet{}})
+	if err != nil {
+		t.Fatalf("cannot dial the Temporal dev server at %s: %v", s.Address, err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// quiet drops the SDK's log lines.
 type quiet struct{}
 
 func (quiet) Debug(string, ...any) {}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/tool"
 )
 
 // File is the name of the decisions file in the data directory.
@@ -30,7 +31,7 @@ const File = "trust.json"
 
 // CoveredFiles are the project files, relative to the workdir, whose
 // content a decision covers.
-var CoveredFiles = []string{".mcp.json", filepath.Join(".harness9", "config.toml")}
+var CoveredFiles = []string{".mcp.json", filepath.Join(tool.DataDirName, "config.toml")}
 
 // Item is one thing a project would enable once trusted, as the user is
 // shown it before deciding.
@@ -101,7 +102,7 @@ func (s State) Trusted() bool { return s.Decision == Trusted }
 func (s State) Why() string {
 	switch {
 	case s.Changed:
-		return "its .mcp.json or .harness9/config.toml changed since you decided"
+		return "its .mcp.json or " + tool.DataDirName + "/config.toml changed since you decided"
 	case s.Decision == Declined:
 		return "you declined to trust this project"
 	case s.Decision == Trusted:

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
 )
 
 // command is one slash command.
@@ -224,7 +225,7 @@ func (m *model) cmdTodos(string) tea.Cmd {
 }
 
 func (m *model) cmdSkills(string) tea.Cmd {
-	m.listing("Skills", m.opts.SkillsList, "No skills found (.harness9/skills/<name>/SKILL.md).")
+	m.listing("Skills", m.opts.SkillsList, "No skills found ("+tool.DataDirName+"/skills/<name>/SKILL.md).")
 	return nil
 }
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 )
 
@@ -246,7 +246,7 @@ func (s *Store) LoadState(_ context.Context, sessionID string) (session.State, e
 
 func (e *entry) loadState() session.State {
 	if e.state == nil {
-		return session.State{Todos: []planning.TodoItem{}}
+		return session.State{Todos: []plan.TodoItem{}}
 	}
 	return cloneState(*e.state)
 }
@@ -280,7 +280,7 @@ func cloneMessage(m llm.Message) llm.Message {
 func cloneState(st session.State) session.State {
 	st.Todos = slices.Clone(st.Todos)
 	if st.Todos == nil {
-		st.Todos = []planning.TodoItem{}
+		st.Todos = []plan.TodoItem{}
 	}
 	if st.Plan != nil {
 		p := *st.Plan

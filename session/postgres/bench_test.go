@@ -9,7 +9,7 @@ import (
 
 	"github.com/harness9/harness9/internal/pgtest"
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 )
 
@@ -85,12 +85,12 @@ func BenchmarkListSummaries(b *testing.B) {
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			s := openTest(b, pgtest.NewDatabase(b))
 			ctx := context.Background()
-			state := session.State{Todos: []planning.TodoItem{
-				{ID: "1", Content: "read the handlers", Status: planning.TodoCompleted},
-				{ID: "2", Content: "port them", Status: planning.TodoInProgress},
-			}, Status: planning.StatusExecuting,
+			state := session.State{Todos: []plan.TodoItem{
+				{ID: "1", Content: "read the handlers", Status: plan.TodoCompleted},
+				{ID: "2", Content: "port them", Status: plan.TodoInProgress},
+			}, Status: plan.StatusExecuting,
 				// Real sessions carry kilobytes of plan and summary.
-				Plan:       &planning.Plan{Title: "port every handler", Content: strings.Repeat("Port the handler, then test it. ", 64)},
+				Plan:       &plan.Plan{Title: "port every handler", Content: strings.Repeat("Port the handler, then test it. ", 64)},
 				Compaction: &session.Compaction{Summary: strings.Repeat("## Progress\nread the handlers\n", 128), Covered: 40}}
 			for range n {
 				sess := session.Session{Workdir: "/w", Model: "openai/gpt-4o", Title: "port every handler"}

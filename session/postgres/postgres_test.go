@@ -12,7 +12,7 @@ import (
 
 	"github.com/harness9/harness9/internal/pgtest"
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/internal/codec"
 	"github.com/harness9/harness9/session/storetest"
@@ -207,7 +207,7 @@ func TestSearchPathIsolation(t *testing.T) {
 // TestMigrationFillsInSummaries saves sessions and states with the schema
 // before the listing columns (version 3), then opens the database: the
 // migration fills each session's status and todo counts in from its saved
-// state, as planning.Progress counts them (a plan holding a NUL included,
+// state, as plan.Progress counts them (a plan holding a NUL included,
 // which jsonb would refuse).
 func TestMigrationFillsInSummaries(t *testing.T) {
 	ctx := context.Background()
@@ -232,9 +232,9 @@ func TestMigrationFillsInSummaries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	states := append(storetest.SummaryStates(), session.State{Status: planning.StatusExecuting,
-		Plan:  &planning.Plan{Title: "nul", Content: "a\x00b"},
-		Todos: []planning.TodoItem{{ID: "1", Content: "x\x00", Status: planning.TodoCompleted}}})
+	states := append(storetest.SummaryStates(), session.State{Status: plan.StatusExecuting,
+		Plan:  &plan.Plan{Title: "nul", Content: "a\x00b"},
+		Todos: []plan.TodoItem{{ID: "1", Content: "x\x00", Status: plan.TodoCompleted}}})
 	for i := range len(states) + 1 { // the last session saved no state
 		id := fmt.Sprintf("sess%d", i)
 		if _, err := conn.Exec(ctx, `INSERT INTO harness9.sessions (id, created, updated, workdir, model, title, mode)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/internal/codec"
 )
@@ -26,7 +26,7 @@ func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State,
 		if !ok {
 			return session.State{}, notFound(sessionID)
 		}
-		return session.State{Todos: []planning.TodoItem{}}, nil
+		return session.State{Todos: []plan.TodoItem{}}, nil
 	}
 	if err != nil {
 		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)

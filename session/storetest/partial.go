@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 )
 
@@ -51,16 +51,16 @@ func testListSummaries(t *testing.T, s session.Store) {
 	// Each state is saved to its own session; the newest is listed first.
 	states := SummaryStates()
 	want := make([]session.Summary, len(states)+1)
-	want[len(states)] = session.Summary{Session: plain, Status: planning.StatusIdle} // nothing saved
+	want[len(states)] = session.Summary{Session: plain, Status: plan.StatusIdle} // nothing saved
 	for i, st := range states {
 		sess := create(t, s, session.Session{ID: fmt.Sprintf("state%d-bbbb", i), Workdir: "/b", Created: past, Updated: past})
 		if err := s.SaveState(ctx, sess.ID, st); err != nil {
 			t.Fatalf("SaveState: %v", err)
 		}
-		done, _, total := planning.Progress(st.Todos)
+		done, _, total := plan.Progress(st.Todos)
 		status := st.Status
 		if status == "" {
-			status = planning.StatusIdle
+			status = plan.StatusIdle
 		}
 		want[len(states)-1-i] = session.Summary{Session: sess, Status: status, TodosDone: done, TodosTotal: total}
 	}
@@ -102,7 +102,7 @@ func testListSummaries(t *testing.T, s session.Store) {
 }
 
 // SummaryStates are states whose listed status and counts must be what
-// planning.Progress makes of them, however a store computes them: one of
+// plan.Progress makes of them, however a store computes them: one of
 // each todo status, none, "todos": null, and text that only looks like a
 // completed todo. A store's own tests use them where the suite cannot
 // reach, such as a migration that fills the counts in from saved states.
@@ -113,33 +113,33 @@ func SummaryStates() []session.State {
 	big := strings.Repeat("a plan long enough to spill out of a database page; ", 2000)
 	return []session.State{
 		fullState(), // one of each todo status
-		{Status: planning.StatusStalled, Todos: []planning.TodoItem{
-			{ID: "1", Content: "a", Status: planning.TodoCompleted},
-			{ID: "2", Content: "b", Status: planning.TodoCompleted},
-			{ID: "3", Content: "c", Status: planning.TodoCancelled},
-			{ID: "4", Content: "d", Status: planning.TodoPending},
-			{ID: "5", Content: "e", Status: planning.TodoInProgress},
-			{ID: "completed", Content: "f", Status: planning.TodoCompleted},
+		{Status: plan.StatusStalled, Todos: []plan.TodoItem{
+			{ID: "1", Content: "a", Status: plan.TodoCompleted},
+			{ID: "2", Content: "b", Status: plan.TodoCompleted},
+			{ID: "3", Content: "c", Status: plan.TodoCancelled},
+			{ID: "4", Content: "d", Status: plan.TodoPending},
+			{ID: "5", Content: "e", Status: plan.TodoInProgress},
+			{ID: "completed", Content: "f", Status: plan.TodoCompleted},
 		}},
 		{}, // no status, "todos": null
-		{Status: planning.StatusAwaitingApproval, Todos: []planning.TodoItem{}},
-		{Status: planning.StatusExecuting, Evidence: 7,
-			Todos: []planning.TodoItem{
-				{ID: "completed", Content: decoy, Status: planning.TodoPending},
-				{ID: "2", Content: "status: completed", Status: planning.TodoCancelled},
-				{ID: "3", Content: "ok", Status: planning.TodoCompleted},
+		{Status: plan.StatusAwaitingApproval, Todos: []plan.TodoItem{}},
+		{Status: plan.StatusExecuting, Evidence: 7,
+			Todos: []plan.TodoItem{
+				{ID: "completed", Content: decoy, Status: plan.TodoPending},
+				{ID: "2", Content: "status: completed", Status: plan.TodoCancelled},
+				{ID: "3", Content: "ok", Status: plan.TodoCompleted},
 			},
-			Plan:       &planning.Plan{Title: "completed", Content: decoy + big, Steps: []string{decoy, "completed"}},
+			Plan:       &plan.Plan{Title: "completed", Content: decoy + big, Steps: []string{decoy, "completed"}},
 			TaskDir:    "/w/completed",
 			Compaction: &session.Compaction{Summary: decoy + big + "\x00 \u0000", Covered: 3},
 		},
-		{Status: planning.StatusIdle, Todos: []planning.TodoItem{{ID: "1", Content: "only", Status: planning.TodoCompleted}}},
+		{Status: plan.StatusIdle, Todos: []plan.TodoItem{{ID: "1", Content: "only", Status: plan.TodoCompleted}}},
 	}
 }
 
 // CheckSummaries checks a listing of sessions whose saved states were
 // states, in listing order, each listed with the status and todo counts
-// planning.Progress makes of its state; a listed session past the end of
+// plan.Progress makes of its state; a listed session past the end of
 // states saved none. Sessions are named by ids[i].
 func CheckSummaries(t *testing.T, list []session.Summary, ids []string, states []session.State) {
 	t.Helper()
@@ -151,10 +151,10 @@ func CheckSummaries(t *testing.T, list []session.Summary, ids []string, states [
 		if i < len(states) {
 			st = states[i]
 		}
-		done, _, total := planning.Progress(st.Todos)
+		done, _, total := plan.Progress(st.Todos)
 		status := st.Status
 		if status == "" {
-			status = planning.StatusIdle
+			status = plan.StatusIdle
 		}
 		if got.ID != ids[i] || got.Status != status || got.TodosDone != done || got.TodosTotal != total {
 			t.Errorf("session %d listed as %s %s %d/%d; want %s %s %d/%d",

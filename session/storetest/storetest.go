@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 )
 
@@ -130,7 +130,7 @@ func deepEqual(t *testing.T, what string, got, want any) {
 
 func testCreateAndGet(t *testing.T, s session.Store) {
 	before := time.Now().Add(-time.Second)
-	sess := create(t, s, session.Session{Workdir: "/w", Model: "openai/gpt-x", Title: "hello", Mode: planning.ModePlan})
+	sess := create(t, s, session.Session{Workdir: "/w", Model: "openai/gpt-x", Title: "hello", Mode: plan.ModePlan})
 	if sess.ID == "" {
 		t.Fatal("Create left ID empty")
 	}
@@ -390,7 +390,7 @@ func testDeleteCascades(t *testing.T, s session.Store) {
 	if err != nil {
 		t.Fatalf("LoadState: %v", err)
 	}
-	deepEqual(t, "re-created session's state", st, session.State{Todos: []planning.TodoItem{}})
+	deepEqual(t, "re-created session's state", st, session.State{Todos: []plan.TodoItem{}})
 	// The other session is untouched.
 	deepEqual(t, "kept messages", messages(t, s, keep.ID), conversation())
 	st, err = s.LoadState(ctx, keep.ID)
@@ -402,21 +402,21 @@ func testDeleteCascades(t *testing.T, s session.Store) {
 
 func fullState() session.State {
 	return session.State{
-		Todos: []planning.TodoItem{
-			{ID: "1", Content: "read main.go", Status: planning.TodoCompleted},
-			{ID: "2", Content: "fix the <bug> & test", Status: planning.TodoInProgress},
-			{ID: "3", Content: "write docs", Status: planning.TodoPending},
-			{ID: "4", Content: "dropped", Status: planning.TodoCancelled},
+		Todos: []plan.TodoItem{
+			{ID: "1", Content: "read main.go", Status: plan.TodoCompleted},
+			{ID: "2", Content: "fix the <bug> & test", Status: plan.TodoInProgress},
+			{ID: "3", Content: "write docs", Status: plan.TodoPending},
+			{ID: "4", Content: "dropped", Status: plan.TodoCancelled},
 		},
 		Evidence: 3,
-		Status:   planning.StatusExecuting,
-		Plan: &planning.Plan{
+		Status:   plan.StatusExecuting,
+		Plan: &plan.Plan{
 			Title:   "Fix the bug",
 			Content: "# Plan\n\n1. read\n2. fix — ünïcödé",
 			Steps:   []string{"read main.go", "fix the bug", "write docs"},
 		},
-		TaskDir:  "/w/.harness9/tasks/981173106-fix-the-bug",
-		PlanFile: "/w/.harness9/plans/981173106-abcd0001.md",
+		TaskDir:  "/w/.data/tasks/981173106-fix-the-bug",
+		PlanFile: "/w/.data/plans/981173106-abcd0001.md",
 		Compaction: &session.Compaction{
 			Summary:      "## Goal\nfix\n## Active Tasks\n[>] fix the bug",
 			Covered:      12,
@@ -441,8 +441,8 @@ func testStateRoundTrip(t *testing.T, s session.Store) {
 
 	// SaveState replaces the whole state: fields left empty are cleared.
 	second := session.State{
-		Todos:    []planning.TodoItem{{ID: "1", Content: "only", Status: planning.TodoPending}},
-		Status:   planning.StatusAwaitingApproval,
+		Todos:    []plan.TodoItem{{ID: "1", Content: "only", Status: plan.TodoPending}},
+		Status:   plan.StatusAwaitingApproval,
 		Evidence: 0,
 	}
 	if err := s.SaveState(ctx, sess.ID, second); err != nil {
@@ -462,7 +462,7 @@ func testStateRoundTrip(t *testing.T, s session.Store) {
 	if err != nil {
 		t.Fatalf("LoadState: %v", err)
 	}
-	deepEqual(t, "state without todos", got, session.State{Evidence: 2, Todos: []planning.TodoItem{}})
+	deepEqual(t, "state without todos", got, session.State{Evidence: 2, Todos: []plan.TodoItem{}})
 }
 
 func testZeroState(t *testing.T, s session.Store) {
@@ -474,7 +474,7 @@ func testZeroState(t *testing.T, s session.Store) {
 	if st.Todos == nil {
 		t.Error("zero state has nil Todos, want an empty slice")
 	}
-	deepEqual(t, "zero state", st, session.State{Todos: []planning.TodoItem{}})
+	deepEqual(t, "zero state", st, session.State{Todos: []plan.TodoItem{}})
 }
 
 func testUpdatedBumps(t *testing.T, s session.Store) {
@@ -490,7 +490,7 @@ func testUpdatedBumps(t *testing.T, s session.Store) {
 	}
 
 	b := create(t, s, session.Session{ID: "bump-000b", Created: past, Updated: past, Workdir: "/w", Model: "m1"})
-	b.Title, b.Model, b.Mode = "new title", "anthropic/claude", planning.ModeAutoEdit
+	b.Title, b.Model, b.Mode = "new title", "anthropic/claude", plan.ModeAutoEdit
 	b.Workdir = "/elsewhere" // not saved by Update
 	if err := s.Update(ctx, b); err != nil {
 		t.Fatalf("Update: %v", err)

@@ -16,6 +16,33 @@ type usageMark struct {
 	covered int // compaction.Covered at that time
 }
 
+// UsageMark is the context size a provider last reported, in the form a
+// caller carries it from one State to another (a step on a fresh engine).
+type UsageMark struct {
+	Tokens  int // input+output tokens of the last model call; 0 = unknown
+	HistLen int // len(history) right after that call's message
+	Covered int // compaction.Covered at that time
+}
+
+// Usage returns the context size a provider last reported.
+func (s *State) Usage() UsageMark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return UsageMark{Tokens: s.usage.tokens, HistLen: s.usage.histLen, Covered: s.usage.covered}
+}
+
+// SetUsage takes m as the context size a provider last reported (m.Tokens
+// 0: none). A mark that does not fit the history (longer than it) is
+// dropped.
+func (s *State) SetUsage(m UsageMark) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.usage = usageMark{}
+	if m.Tokens > 0 && m.HistLen <= len(s.history) {
+		s.usage = usageMark{tokens: m.Tokens, histLen: m.HistLen, covered: m.Covered}
+	}
+}
+
 func (s *State) coveredLocked() int {
 	if s.compaction == nil {
 		return 0

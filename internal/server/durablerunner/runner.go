@@ -255,13 +255,9 @@ func (s *Session) Continue(ctx context.Context) iter.Seq[agent.Event] {
 			fail(yield, err)
 			return
 		}
-		st, err := s.r.store.LoadState(ctx, s.id)
-		if err != nil {
-			fail(yield, err)
-			return
-		}
-		flow := planning.RestoreWorkflow(planning.WorkflowState{Status: st.Status, Plan: st.Plan, TaskDir: st.TaskDir})
-		in.Continue, in.ExecMode, in.Todos = true, flow.ExecMode(in.Mode), st.Todos
+		// The workflow's continue step resumes the plan in the mode it was
+		// approved for, from the stored todo list.
+		in.Continue = true
 		if err := s.start(ctx, in); err != nil {
 			fail(yield, err)
 			return

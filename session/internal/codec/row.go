@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 )
 
@@ -28,7 +28,7 @@ func (r *SessionRow) Dest(extra ...any) []any {
 
 // Session returns the scanned session.
 func (r *SessionRow) Session() (session.Session, error) {
-	m, err := planning.ParseMode(r.mode)
+	m, err := plan.ParseMode(r.mode)
 	if err != nil {
 		return session.Session{}, fmt.Errorf("session %s: %w", r.sess.ID, err)
 	}
@@ -63,7 +63,7 @@ func Summaries(list Lister, sizeHint int) ([]session.Summary, error) {
 		done, total int
 	)
 	err := list([]any{&status, &done, &total}, func(sess session.Session) {
-		out = append(out, session.NewSummary(sess, planning.Status(status), done, total))
+		out = append(out, session.NewSummary(sess, plan.Status(status), done, total))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)

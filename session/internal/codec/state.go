@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
 )
 
@@ -27,7 +27,7 @@ func DecodeState(body []byte) (session.State, error) {
 		}
 	}
 	if st.Todos == nil {
-		st.Todos = []planning.TodoItem{}
+		st.Todos = []plan.TodoItem{}
 	}
 	return st, nil
 }
