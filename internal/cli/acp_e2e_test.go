@@ -10,14 +10,16 @@ import (
 
 // A session in Plan mode: the model's write is refused while planning, its
 // plan reaches the client as a permission request with the review's four
-// choices, "approve and auto-execute" runs it, the todo list reaches the
-// client as plan updates ending completed, and the file is on disk.
+// choices; "keep planning" keeps it and the next prompt revises it;
+// "approve and auto-execute" runs the revised plan, the todo list reaches
+// the client as plan updates ending completed, and the file is on disk.
 func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	model := h.script(`{"turns": [
 	  {"calls": [{"name": "write_file", "input": {"path": "sneaky.txt", "content": "x"}}]},
-	  {"text": "Here is the plan.", "calls": [{"name": "submit_plan", "input": {"title": "Greeting", "content": "Write hello.txt with a greeting.", "steps": ["write hello.txt"]}}]},
+	  {"text": "Here is the plan.", "calls": [{"name": "submit_plan", "input": {"title": "Greeting", "content": "Write hello.txt.", "steps": ["write hello.txt"]}}]},
+	  {"calls": [{"name": "submit_plan", "input": {"title": "Greeting", "content": "Write hello.txt with a friendly greeting.", "steps": ["write hello.txt"]}}], "match": {"last_user_contains": "friendly"}},
 	  {"calls": [{"name": "todo_write", "input": {"todos": [{"id": "1", "content": "write hello.txt", "status": "in_progress"}]}}]},
 	  {"calls": [{"name": "write_file", "input": {"path": "hello.txt", "content": "hello\n"}}]},
 	  {"calls": [{"name": "todo_write", "input": {"todos": [{"id": "1", "content": "write hello.txt", "status": "completed"}]}}]},
@@ -30,11 +32,18 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 			{"op": "new", "cwd": h.workdir, "as": "s"},
 			{"op": "mode", "session": "s", "modeId": "plan"},
 			{"op": "prompt", "session": "s", "text": "greet the world"},
+			{"op": "prompt", "session": "s", "text": "make it friendly"},
 		},
-		answers: []string{"approve"},
+		answers: []string{"refine", "approve"},
 	})
 	if got := stopReason(t, log, 3); got != "end_turn" {
-		t.Fatalf("stop reason %q", got)
+		t.Fatalf("stop reason after keeping the plan %q", got)
+	}
+	if _, ups := log.toolCall(t, 3, "write_file: sneaky.txt"); lastStatus(ups) != "failed" {
+		t.Fatalf("the write in Plan mode ended %q", lastStatus(ups))
+	}
+	if got := stopReason(t, log, 4); got != "end_turn" {
+		t.Fatalf("stop reason after approving %q", got)
 	}
 	if b, err := os.ReadFile(filepath.Join(h.workdir, "hello.txt")); err != nil || string(b) != "hello\n" {
 		t.Fatalf("hello.txt = %q, %v", b, err)
@@ -42,14 +51,15 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.workdir, "sneaky.txt")); err == nil {
 		t.Fatal("a write in Plan mode reached the disk")
 	}
-	if _, ups := log.toolCall(t, 3, "write_file: sneaky.txt"); lastStatus(ups) != "failed" {
-		t.Fatalf("the write in Plan mode ended %q", lastStatus(ups))
-	}
 
-	if len(log.Permissions) != 1 {
+	if len(log.Permissions) != 2 {
 		t.Fatalf("permission requests: %+v", log.Permissions)
 	}
-	review := log.Permissions[0]
+	first, _ := json.Marshal(log.Permissions[0].ToolCall.Content)
+	if strings.Contains(string(first), "friendly") {
+		t.Fatalf("the first review showed the revised plan: %s", first)
+	}
+	review := log.Permissions[1]
 	var ids []string
 	for _, o := range review.Options {
 		ids = append(ids, o.OptionID+"/"+o.Kind)
@@ -58,12 +68,12 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 		t.Fatalf("review options %v", ids)
 	}
 	shown, _ := json.Marshal(review.ToolCall.Content)
-	if review.ToolCall.Kind != "switch_mode" || !strings.Contains(string(shown), "Write hello.txt with a greeting.") ||
+	if review.ToolCall.Kind != "switch_mode" || !strings.Contains(string(shown), "Write hello.txt with a friendly greeting.") ||
 		!strings.Contains(string(shown), "1. write hello.txt") {
 		t.Fatalf("the review shows %s (%s)", shown, review.ToolCall.Kind)
 	}
 
-	plans := log.updatesOf(3, "plan")
+	plans := log.updatesOf(4, "plan")
 	if len(plans) < 3 {
 		t.Fatalf("plan updates: %v", plans)
 	}
@@ -78,14 +88,14 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 		t.Fatalf("plan went from %s to %s", status(plans[0]), status(plans[len(plans)-1]))
 	}
 	var modes []string
-	for _, u := range log.updatesOf(3, "current_mode_update") {
+	for _, u := range log.updatesOf(4, "current_mode_update") {
 		modes = append(modes, u["currentModeId"].(string))
 	}
 	if strings.Join(modes, ",") != "default" {
 		t.Fatalf("mode updates %v, want the switch to default when the plan was approved", modes)
 	}
 
-	call, ups := log.toolCall(t, 3, "write_file: hello.txt")
+	call, ups := log.toolCall(t, 4, "write_file: hello.txt")
 	d := diffOf(call["content"])
 	if call["kind"] != "edit" || d == nil || d["newText"] != "hello\n" || d["path"] != filepath.Join(h.workdir, "hello.txt") || d["oldText"] != nil {
 		t.Fatalf("the write's tool call %v", call)
