@@ -90,7 +90,9 @@ type scopedTool struct {
 
 func (s scopedTool) Scope(json.RawMessage) tool.Scope { return s.scope }
 
-func (scopedTool) Execute(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{}, nil }
+func (scopedTool) Execute(context.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Result{}, nil
+}
 
 func TestCallTitle(t *testing.T) {
 	cases := []struct {
