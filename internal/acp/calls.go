@@ -79,20 +79,23 @@ func (t *turn) toolOutput(id, text string) {
 		Status: sdk.Ptr(sdk.ToolCallStatusInProgress), Content: []sdk.ToolCallContent{fenced(shown)}}})
 }
 
-// toolResult finishes a call: for a successful edit its diff, otherwise
-// what the model saw.
-func (t *turn) toolResult(r agent.ToolResult) {
-	v := t.calls[r.ID]
+// toolResult finishes a call with its result.
+func (t *turn) toolResult(r agent.ToolResult) { t.finishCall(r.ID, r.IsError, r.Output) }
+
+// finishCall ends a call: for a successful edit whose change is known its
+// diff, otherwise what the model saw.
+func (t *turn) finishCall(id string, isError bool, output string) {
+	v := t.calls[id]
 	if v == nil {
 		return
 	}
-	delete(t.calls, r.ID)
+	delete(t.calls, id)
 	status := sdk.ToolCallStatusCompleted
-	if r.IsError {
+	if isError {
 		status = sdk.ToolCallStatusFailed
 	}
-	content := []sdk.ToolCallContent{fenced(r.Output)}
-	if v.diff != nil && !r.IsError {
+	content := []sdk.ToolCallContent{fenced(output)}
+	if v.diff != nil && !isError {
 		content = []sdk.ToolCallContent{*v.diff}
 	}
 	t.ss.update(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{ToolCallId: v.id,

@@ -42,17 +42,7 @@ func (ss *sess) replay(ctx context.Context) {
 				t.replayCall(c)
 			}
 		case llm.RoleTool:
-			v := t.calls[m.ToolCallID]
-			if v == nil {
-				continue
-			}
-			delete(t.calls, m.ToolCallID)
-			status := sdk.ToolCallStatusCompleted
-			if m.IsError {
-				status = sdk.ToolCallStatusFailed
-			}
-			ss.update(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{ToolCallId: v.id,
-				Status: sdk.Ptr(status), Content: []sdk.ToolCallContent{fenced(m.Content)}}})
+			t.finishCall(m.ToolCallID, m.IsError, m.Content)
 		}
 	}
 	for _, v := range t.calls {

@@ -36,10 +36,9 @@ type sess struct {
 	turn chan struct{}
 	gone chan struct{} // closed when the session is closed
 
-	mu      sync.Mutex
-	mode    planning.Mode      // the mode the client was last told about
-	cancel  context.CancelFunc // the running turn's, nil between turns
-	streams map[string]*callView
+	mu     sync.Mutex
+	mode   planning.Mode      // the mode the client was last told about
+	cancel context.CancelFunc // the running turn's, nil between turns
 }
 
 func (s *server) newSess(rt *Runtime, fs *clientFS) *sess {

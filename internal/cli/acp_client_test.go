@@ -142,6 +142,12 @@ func (h *harness) acp(r acpRun) acpLog {
 	return log
 }
 
+// opening is rest after the steps every session starts with: initialize,
+// then session/new in cwd as session "s".
+func opening(cwd string, rest []map[string]any) []map[string]any {
+	return append([]map[string]any{{"op": "initialize"}, {"op": "new", "cwd": cwd, "as": "s"}}, rest...)
+}
+
 // step returns the result of the n-th step, failing the test if it
 // failed.
 func (l acpLog) step(t *testing.T, n int) map[string]any {

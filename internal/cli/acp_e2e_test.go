@@ -27,13 +27,11 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 	]}`)
 	log := h.acp(acpRun{
 		args: []string{"-m", model},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "mode", "session": "s", "modeId": "plan"},
 			{"op": "prompt", "session": "s", "text": "greet the world"},
 			{"op": "prompt", "session": "s", "text": "make it friendly"},
-		},
+		}),
 		answers: []string{"refine", "approve"},
 	})
 	if got := stopReason(t, log, 3); got != "end_turn" {
@@ -125,12 +123,10 @@ func TestACPAllowAlwaysIsNotAskedAgain(t *testing.T) {
 	]}`)
 	log := h.acp(acpRun{
 		args: []string{"--sandbox", "off", "-m", model},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "prompt", "session": "s", "text": "edit and make a file"},
 			{"op": "prompt", "session": "s", "text": "make another"},
-		},
+		}),
 		answers: []string{"allow_always"},
 	})
 	for _, n := range []int{2, 3} {
@@ -183,12 +179,10 @@ func TestACPRejectLeavesFileUntouched(t *testing.T) {
 	]}`)
 	log := h.acp(acpRun{
 		args: []string{"-m", model},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "mode", "session": "s", "modeId": "auto-edit"},
 			{"op": "prompt", "session": "s", "text": "change it"},
-		},
+		}),
 		answers: []string{"reject"},
 	})
 	if got := stopReason(t, log, 3); got != "end_turn" {
@@ -227,12 +221,10 @@ func TestACPCancelThenNewPrompt(t *testing.T) {
 	log := h.acp(acpRun{
 		args: []string{"-m", model},
 		fs:   map[string]bool{"readTextFile": true, "writeTextFile": true},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "prompt", "session": "s", "text": "run it", "cancelOn": "started-output"},
 			{"op": "prompt", "session": "s", "text": "again"},
-		},
+		}),
 	})
 	if got := stopReason(t, log, 2); got != "cancelled" {
 		t.Fatalf("the cancelled turn stopped %q", got)
@@ -275,11 +267,9 @@ func TestACPSessionsListedAndLoaded(t *testing.T) {
 	]}`)
 	first := h.acp(acpRun{
 		args: []string{"-m", model},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "prompt", "session": "s", "text": "write a.txt please"},
-		},
+		}),
 	})
 	id := first.Sessions["s"]
 	r := h.run("", "sessions", "list", "--json", "-C", h.workdir)

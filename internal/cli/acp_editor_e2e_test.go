@@ -37,11 +37,9 @@ func TestACPFileToolsUseTheEditor(t *testing.T) {
 		args:    []string{"-m", model},
 		fs:      map[string]bool{"readTextFile": true, "writeTextFile": true},
 		buffers: map[string]string{notes: "unsaved line\n"},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "prompt", "session": "s", "text": "tidy the notes"},
-		},
+		}),
 	})
 	if got := stopReason(t, log, 2); got != "end_turn" {
 		t.Fatalf("stop reason %q", got)
@@ -84,16 +82,14 @@ func TestACPPromptImagesAndResources(t *testing.T) {
 	]}`)
 	log := h.acp(acpRun{
 		args: []string{"-m", model},
-		steps: []map[string]any{
-			{"op": "initialize"},
-			{"op": "new", "cwd": h.workdir, "as": "s"},
+		steps: opening(h.workdir, []map[string]any{
 			{"op": "prompt", "session": "s", "blocks": []map[string]any{
 				{"type": "text", "text": "explain"},
 				{"type": "resource_link", "name": "main.go", "uri": "file://" + filepath.Join(h.workdir, "main.go")},
 				{"type": "resource", "resource": map[string]any{"uri": "file://" + filepath.Join(h.workdir, "sel.txt"), "text": "SELECTED_TEXT_42", "mimeType": "text/plain"}},
 				{"type": "image", "data": base64.StdEncoding.EncodeToString(pic.Bytes()), "mimeType": "image/png"},
 			}},
-		},
+		}),
 	})
 	if got := stopReason(t, log, 2); got != "end_turn" || log.text(2, "agent_message_chunk") != "seen" {
 		t.Fatalf("stop reason %q, said %q", got, log.text(2, "agent_message_chunk"))
