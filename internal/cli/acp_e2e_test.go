@@ -213,6 +213,7 @@ func TestACPRejectLeavesFileUntouched(t *testing.T) {
 // new prompt.
 func TestACPCancelThenNewPrompt(t *testing.T) {
 	t.Parallel()
+	needSandbox(t) // Default mode asks before every command without it
 	h := newHarness(t)
 	model := h.script(`{"turns": [
 	  {"calls": [{"name": "bash", "input": {"command": "echo started-output; sleep 60; touch late.txt"}}]},
@@ -323,5 +324,36 @@ func TestACPSessionsListedAndLoaded(t *testing.T) {
 	})
 	if third.text(1, "agent_message_chunk") != "from run" || third.text(2, "agent_message_chunk") != "from the editor" {
 		t.Fatalf("run's session in the editor: replayed %q, then %q", third.text(1, "agent_message_chunk"), third.text(2, "agent_message_chunk"))
+	}
+}
+
+// The turn limit ends a turn with max_turn_requests; a prompt a
+// user_prompt_submit hook refuses ends with refusal, nothing sent, and the
+// user is told why.
+func TestACPStopReasons(t *testing.T) {
+	t.Parallel()
+	needSandbox(t)
+	h := newHarness(t)
+	writeFile(t, filepath.Join(h.home, "config.toml"), `max_turns = 1
+
+[[hooks.user_prompt_submit]]
+command = "if grep -q forbidden; then echo 'prompts may not say forbidden' >&2; exit 2; fi"
+`)
+	model := h.script(`{"turns": [
+	  {"calls": [{"name": "list_files", "input": {}}]},
+	  {"text": "never reached"}
+	]}`)
+	log := h.acp(acpRun{
+		args: []string{"-m", model},
+		steps: opening(h.workdir, []map[string]any{
+			{"op": "prompt", "session": "s", "text": "look around"},
+			{"op": "prompt", "session": "s", "text": "do the forbidden thing"},
+		}),
+	})
+	if got := stopReason(t, log, 2); got != "max_turn_requests" {
+		t.Fatalf("a turn over the limit stopped %q", got)
+	}
+	if got := stopReason(t, log, 3); got != "refusal" || !strings.Contains(log.text(3, "agent_message_chunk"), "prompts may not say forbidden") {
+		t.Fatalf("a refused prompt stopped %q saying %q", got, log.text(3, "agent_message_chunk"))
 	}
 }
