@@ -71,6 +71,9 @@ type Runtime struct {
 	// Notices are what the set-up left out or changed (a project's
 	// servers not started because it is not trusted).
 	Notices []string
+	// Discard removes the session from the store (a session the client
+	// opened and closed without a prompt); nil keeps it.
+	Discard func() error
 	// Close stops the session's MCP servers, releases its lock and closes
 	// its store.
 	Close func()

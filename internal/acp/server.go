@@ -74,6 +74,13 @@ func (s *server) guard(method string, err *error) {
 	}
 }
 
+// recoverLog logs a panic of work done outside a request handler.
+func (s *server) recoverLog(what string) {
+	if p := recover(); p != nil {
+		s.log.Error("acp: panic while "+what, "panic", p, "stack", string(debug.Stack()))
+	}
+}
+
 // ready fails requests sent before initialize.
 func (s *server) ready() error {
 	s.mu.Lock()

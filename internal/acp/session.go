@@ -29,6 +29,9 @@ type sess struct {
 	rt  *Runtime
 	eng *agent.Engine
 	fs  *clientFS // nil when the client offers no file system
+	// created: session/new made it in this process (rather than opening
+	// a stored one); closed without a prompt, it is discarded.
+	created bool
 
 	// turn holds one token: a prompt runs while it holds it, so turns of
 	// a session never overlap (a new prompt waits for a cancelled one to
@@ -57,6 +60,13 @@ func (ss *sess) close() {
 	ss.mu.Unlock()
 	<-ss.turn
 	close(ss.gone)
+	if ss.created && len(ss.eng.History()) == 0 && ss.rt.Discard != nil {
+		// Editors open a session for every new thread; one nobody wrote
+		// in would only clutter `sessions list`.
+		if err := ss.rt.Discard(); err != nil {
+			ss.srv.log.Warn("acp: could not remove an empty session", "session", ss.id, "err", err)
+		}
+	}
 	ss.rt.Close()
 }
 
@@ -211,13 +221,16 @@ func (s *server) NewSession(ctx context.Context, p sdk.NewSessionRequest) (resp 
 		fs.setSession(sdk.SessionId(id))
 	}
 	ss := s.newSess(rt, fs)
-	ss.id = sdk.SessionId(id)
+	ss.id, ss.created = sdk.SessionId(id), true
 	if ss, err = s.register(ss); err != nil {
 		return resp, err
 	}
 	// The client knows the session once it has the response: what is
 	// said about the session comes after it.
-	s.out.afterLine(fmt.Sprintf(`"sessionId":%q`, id), func() { ss.announce(context.Background()) })
+	s.out.afterLine(fmt.Sprintf(`"sessionId":%q`, id), func() {
+		defer s.recoverLog("announcing a session")
+		ss.announce(context.Background())
+	})
 	return sdk.NewSessionResponse{SessionId: ss.id, Modes: ss.modeState()}, nil
 }
 

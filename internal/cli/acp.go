@@ -143,6 +143,7 @@ func (h *acpHost) Open(ctx context.Context, o acp.OpenOptions) (*acp.Runtime, er
 		Expand:      rt.expandCommand,
 		CheckPrompt: func(prompt string) error { return checkPromptSize(rt, prompt) },
 		Notices:     append(append([]string(nil), c.Warnings...), rt.takeNotices()...),
+		Discard:     func() error { return rt.store.Delete(context.Background(), eng.SessionID()) },
 		Close:       rt.Close,
 	}, nil
 }

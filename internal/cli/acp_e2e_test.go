@@ -255,7 +255,8 @@ func TestACPCancelThenNewPrompt(t *testing.T) {
 	}
 }
 
-// A session created in ACP is listed by `sessions list`, and a new agent
+// A session created in ACP is listed by `sessions list` (one nobody wrote
+// in is not kept), and a new agent
 // process loads it with its history replayed; a session `run` created is
 // loaded the same way and continued.
 func TestACPSessionsListedAndLoaded(t *testing.T) {
@@ -269,6 +270,7 @@ func TestACPSessionsListedAndLoaded(t *testing.T) {
 	first := h.acp(acpRun{
 		args: []string{"-m", model},
 		steps: opening(h.workdir, []map[string]any{
+			{"op": "new", "cwd": h.workdir, "as": "empty"},
 			{"op": "prompt", "session": "s", "text": "write a.txt please"},
 		}),
 	})
@@ -283,7 +285,7 @@ func TestACPSessionsListedAndLoaded(t *testing.T) {
 		t.Fatalf("sessions list: %v\n%s", err, r.stdout)
 	}
 	if len(listed) != 1 || listed[0].ID != id || listed[0].Workdir != h.workdir || listed[0].Title != "write a.txt please" {
-		t.Fatalf("sessions list = %+v, want the ACP session %s", listed, id)
+		t.Fatalf("sessions list = %+v, want the ACP session %s (and not the empty one %s)", listed, id, first.Sessions["empty"])
 	}
 
 	second := h.acp(acpRun{
