@@ -265,7 +265,8 @@ func TestACPSessionsListedAndLoaded(t *testing.T) {
 	model := h.script(`{"turns": [
 	  {"text": "Writing.", "calls": [{"name": "write_file", "input": {"path": "a.txt", "content": "A\n"}}]},
 	  {"text": "Wrote a.txt."},
-	  {"text": "Continued."}
+	  {"text": "Continued."},
+	  {"text": "Resumed headless."}
 	]}`)
 	first := h.acp(acpRun{
 		args: []string{"-m", model},
@@ -308,6 +309,13 @@ func TestACPSessionsListedAndLoaded(t *testing.T) {
 	}
 	if got := stopReason(t, second, 2); got != "end_turn" || second.text(2, "agent_message_chunk") != "Continued." {
 		t.Fatalf("the loaded session's prompt stopped %q saying %q", got, second.text(2, "agent_message_chunk"))
+	}
+
+	// The other front ends resume it (the TUI's --resume opens it the
+	// same way).
+	resumed := h.run("", "run", "--json", "--resume", id, "-C", h.workdir, "-m", model, "and now headless")
+	if texts := resumed.find("text"); resumed.code != 0 || len(texts) != 1 || texts[0]["text"] != "Resumed headless." {
+		t.Fatalf("run --resume of the ACP session: exit %d, %v\n%s", resumed.code, texts, resumed.stderr)
 	}
 
 	// And back: a session of `harness9 run` is loaded in the editor.
