@@ -110,7 +110,7 @@ func (t *turn) showPlan(p planning.Plan) {
 	content := []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(planMarkdown(p)))}
 	title := "Plan: " + p.Title
 	if t.planCall == "" {
-		t.planCall = fmt.Sprintf("plan-%s", t.ss.eng.SessionID())
+		t.planCall = fmt.Sprintf("plan-%s-%d", t.ss.id, t.ss.plans.Add(1))
 		t.ss.update(sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{ToolCallId: sdk.ToolCallId(t.planCall),
 			Title: title, Kind: sdk.ToolKindSwitchMode, Status: sdk.ToolCallStatusCompleted, Content: content}})
 		return

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -32,6 +33,7 @@ type sess struct {
 	// created: session/new made it in this process (rather than opening
 	// a stored one); closed without a prompt, it is discarded.
 	created bool
+	plans   atomic.Int64 // numbers the plan calls the agent makes itself
 
 	// turn holds one token: a prompt runs while it holds it, so turns of
 	// a session never overlap (a new prompt waits for a cancelled one to
