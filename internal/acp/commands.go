@@ -77,7 +77,11 @@ func (t *turn) cmdReview(string, promptInput) (sdk.StopReason, error) {
 		t.message("No plan awaits review.")
 		return sdk.StopReasonEndTurn, nil
 	}
-	t.planCall = ""
+	// The review belongs to the call that showed the plan, when this
+	// agent showed it; a plan of an earlier process gets a call of its own.
+	t.ss.mu.Lock()
+	t.planCall = t.ss.planCall
+	t.ss.mu.Unlock()
 	t.showPlan(*p)
 	return t.review()
 }

@@ -11,10 +11,12 @@ import (
 
 // event shows one engine event to the client.
 func (t *turn) event(ev agent.Event) {
-	if _, ok := ev.(agent.ToolResult); !ok {
-		if _, todos := ev.(agent.Todos); !todos {
-			t.lastResult = ""
-		}
+	// The call a submitted plan came from is the result just before it
+	// (and the todo list it wrote); a plan the engine submitted on the
+	// model's behalf follows something else.
+	submitter := t.lastResult
+	if _, todos := ev.(agent.Todos); !todos {
+		t.lastResult = ""
 	}
 	switch ev := ev.(type) {
 	case agent.SessionStarted:
@@ -43,8 +45,11 @@ func (t *turn) event(ev agent.Event) {
 	case agent.Todos:
 		t.ss.sendPlan(ev.Items)
 	case agent.PlanSubmitted:
-		t.planFresh, t.planCall = true, t.lastResult
+		t.planFresh, t.planCall = true, submitter
 		t.showPlan(ev.Plan)
+		t.ss.mu.Lock()
+		t.ss.planCall = t.planCall
+		t.ss.mu.Unlock()
 	case agent.Approved:
 		note := "Plan approved; executing it."
 		if ev.TaskDir != "" {

@@ -41,9 +41,10 @@ type sess struct {
 	turn chan struct{}
 	gone chan struct{} // closed when the session is closed
 
-	mu     sync.Mutex
-	mode   planning.Mode      // the mode the client was last told about
-	cancel context.CancelFunc // the running turn's, nil between turns
+	mu       sync.Mutex
+	mode     planning.Mode      // the mode the client was last told about
+	cancel   context.CancelFunc // the running turn's, nil between turns
+	planCall string             // the call that showed the latest plan, for /review
 }
 
 func (s *server) newSess(rt *Runtime, fs *clientFS) *sess {

@@ -11,8 +11,9 @@ import (
 // A session in Plan mode: the model's write is refused while planning, its
 // plan reaches the client as a permission request with the review's four
 // choices; "keep planning" keeps it and the next prompt revises it;
-// "approve and auto-execute" runs the revised plan, the todo list reaches
-// the client as plan updates ending completed, and the file is on disk.
+// dismissing the request keeps the revised plan for /review, where
+// "approve and auto-execute" runs it: the todo list reaches the client as
+// plan updates ending completed, and the file is on disk.
 func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -31,8 +32,9 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 			{"op": "mode", "session": "s", "modeId": "plan"},
 			{"op": "prompt", "session": "s", "text": "greet the world"},
 			{"op": "prompt", "session": "s", "text": "make it friendly"},
+			{"op": "prompt", "session": "s", "text": "/review"},
 		}),
-		answers: []string{"refine", "approve"},
+		answers: []string{"refine", "dismiss", "approve"},
 	})
 	if got := stopReason(t, log, 3); got != "end_turn" {
 		t.Fatalf("stop reason after keeping the plan %q", got)
@@ -40,7 +42,15 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 	if _, ups := log.toolCall(t, 3, "write_file: sneaky.txt"); lastStatus(ups) != "failed" {
 		t.Fatalf("the write in Plan mode ended %q", lastStatus(ups))
 	}
-	if got := stopReason(t, log, 4); got != "end_turn" {
+	if got := stopReason(t, log, 4); got != "end_turn" || !strings.Contains(log.text(4, "agent_message_chunk"), "/review") {
+		t.Fatalf("a dismissed review stopped %q saying %q", got, log.text(4, "agent_message_chunk"))
+	}
+	for _, c := range log.updatesOf(4, "tool_call") {
+		if !strings.HasPrefix(c["title"].(string), "submit_plan") {
+			t.Fatalf("the turn whose review was dismissed ran %v", c["title"])
+		}
+	}
+	if got := stopReason(t, log, 5); got != "end_turn" {
 		t.Fatalf("stop reason after approving %q", got)
 	}
 	if b, err := os.ReadFile(filepath.Join(h.workdir, "hello.txt")); err != nil || string(b) != "hello\n" {
@@ -50,14 +60,14 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 		t.Fatal("a write in Plan mode reached the disk")
 	}
 
-	if len(log.Permissions) != 2 {
+	if len(log.Permissions) != 3 {
 		t.Fatalf("permission requests: %+v", log.Permissions)
 	}
 	first, _ := json.Marshal(log.Permissions[0].ToolCall.Content)
 	if strings.Contains(string(first), "friendly") {
 		t.Fatalf("the first review showed the revised plan: %s", first)
 	}
-	review := log.Permissions[1]
+	review := log.Permissions[2]
 	var ids []string
 	for _, o := range review.Options {
 		ids = append(ids, o.OptionID+"/"+o.Kind)
@@ -65,13 +75,17 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 	if strings.Join(ids, " ") != "approve/allow_always approve_confirm/allow_once refine/reject_once cancel/reject_always" {
 		t.Fatalf("review options %v", ids)
 	}
+	if review.ToolCall.ToolCallID != log.Permissions[1].ToolCall.ToolCallID || review.ToolCall.ToolCallID == log.Permissions[0].ToolCall.ToolCallID {
+		t.Fatalf("the reviews name calls %s, %s, %s: want the two submit_plan calls, the second twice", log.Permissions[0].ToolCall.ToolCallID,
+			log.Permissions[1].ToolCall.ToolCallID, review.ToolCall.ToolCallID)
+	}
 	shown, _ := json.Marshal(review.ToolCall.Content)
 	if review.ToolCall.Kind != "switch_mode" || !strings.Contains(string(shown), "Write hello.txt with a friendly greeting.") ||
 		!strings.Contains(string(shown), "1. write hello.txt") {
 		t.Fatalf("the review shows %s (%s)", shown, review.ToolCall.Kind)
 	}
 
-	plans := log.updatesOf(4, "plan")
+	plans := append(log.updatesOf(4, "plan"), log.updatesOf(5, "plan")...)
 	if len(plans) < 3 {
 		t.Fatalf("plan updates: %v", plans)
 	}
@@ -86,14 +100,14 @@ func TestACPPlanReviewedAndAutoExecuted(t *testing.T) {
 		t.Fatalf("plan went from %s to %s", status(plans[0]), status(plans[len(plans)-1]))
 	}
 	var modes []string
-	for _, u := range log.updatesOf(4, "current_mode_update") {
+	for _, u := range log.updatesOf(5, "current_mode_update") {
 		modes = append(modes, u["currentModeId"].(string))
 	}
 	if strings.Join(modes, ",") != "default" {
 		t.Fatalf("mode updates %v, want the switch to default when the plan was approved", modes)
 	}
 
-	call, ups := log.toolCall(t, 4, "write_file: hello.txt")
+	call, ups := log.toolCall(t, 5, "write_file: hello.txt")
 	d := diffOf(call["content"])
 	if call["kind"] != "edit" || d == nil || d["newText"] != "hello\n" || d["path"] != filepath.Join(h.workdir, "hello.txt") || d["oldText"] != nil {
 		t.Fatalf("the write's tool call %v", call)

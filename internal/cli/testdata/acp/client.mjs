@@ -12,7 +12,8 @@ import * as acp from "@agentclientprotocol/sdk";
 
 const agentCmd = JSON.parse(process.env.ACP_AGENT);
 const steps = JSON.parse(process.env.ACP_STEPS);
-// Answers to permission requests, in order: option ids, or "cancel".
+// Answers to permission requests, in order: option ids, or "dismiss" (the
+// "cancelled" outcome, as when the user closes the request).
 const answers = JSON.parse(process.env.ACP_ANSWERS || "[]");
 // Editor buffers: path → text returned by fs/read_text_file instead of the disk.
 const buffers = JSON.parse(process.env.ACP_BUFFERS || "{}");
@@ -43,7 +44,7 @@ const app = acp
       log.problems.push("a permission request nobody expected: " + JSON.stringify(params.toolCall.title));
       return { outcome: { outcome: "cancelled" } };
     }
-    if (answer === "cancel") {
+    if (answer === "dismiss") {
       return { outcome: { outcome: "cancelled" } };
     }
     return { outcome: { outcome: "selected", optionId: answer } };
