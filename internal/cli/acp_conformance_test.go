@@ -131,8 +131,21 @@ func TestACPProtocolErrors(t *testing.T) {
 	expect("1", -32600, "initialize first")
 
 	a.send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":99,"clientCapabilities":{}}}`)
-	if r := a.reply("2"); r["result"].(map[string]any)["protocolVersion"] != float64(1) {
-		t.Fatalf("initialize answered %v; want the one version the agent speaks (1)", r)
+	init := a.reply("2")["result"].(map[string]any)
+	if init["protocolVersion"] != float64(1) {
+		t.Fatalf("initialize answered %v; want the one version the agent speaks (1)", init)
+	}
+	caps, _ := json.Marshal(init["agentCapabilities"])
+	for _, want := range []string{`"loadSession":true`, `"embeddedContext":true`, `"http":true`, `"sse":true`, `"list":{}`, `"resume":{}`, `"close":{}`} {
+		if !strings.Contains(string(caps), want) {
+			t.Errorf("capabilities %s do not say %s", caps, want)
+		}
+	}
+	if strings.Contains(string(caps), "audio") {
+		t.Errorf("capabilities %s advertise audio", caps)
+	}
+	if m, _ := init["authMethods"].([]any); len(m) != 0 {
+		t.Errorf("authMethods %v with a model configured", m)
 	}
 
 	a.send(`this is not json`)
