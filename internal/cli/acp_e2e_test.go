@@ -230,28 +230,28 @@ func TestACPCancelThenNewPrompt(t *testing.T) {
 	needSandbox(t) // Default mode asks before every command without it
 	h := newHarness(t)
 	model := h.script(`{"turns": [
-	  {"calls": [{"name": "bash", "input": {"command": "echo started-output; sleep 60; touch late.txt"}}]},
+	  {"calls": [{"name": "bash", "input": {"command": "echo started-$((40+2)); sleep 60; touch late.txt"}}]},
 	  {"text": "second answer", "match": {"last_user_contains": "again"}}
 	]}`)
 	log := h.acp(acpRun{
 		args: []string{"-m", model},
 		fs:   map[string]bool{"readTextFile": true, "writeTextFile": true},
 		steps: opening(h.workdir, []map[string]any{
-			{"op": "prompt", "session": "s", "text": "run it", "cancelOn": "started-output"},
+			{"op": "prompt", "session": "s", "text": "run it", "cancelOn": "started-42"},
 			{"op": "prompt", "session": "s", "text": "again"},
 		}),
 	})
 	if got := stopReason(t, log, 2); got != "cancelled" {
 		t.Fatalf("the cancelled turn stopped %q", got)
 	}
-	call, ups := log.toolCall(t, 2, "bash: echo started-output")
+	call, ups := log.toolCall(t, 2, "bash: echo started-")
 	if call["kind"] != "execute" {
 		t.Fatalf("bash's kind %v", call["kind"])
 	}
 	streamed := false
 	for _, u := range ups {
 		b, _ := json.Marshal(u["content"])
-		if u["status"] == "in_progress" && strings.Contains(string(b), "started-output") {
+		if u["status"] == "in_progress" && strings.Contains(string(b), "started-42") {
 			streamed = true
 		}
 		if strings.Contains(string(b), `"terminal"`) {
