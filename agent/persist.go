@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/harness9/harness9/session"
 )
@@ -21,9 +22,13 @@ import (
 func detached(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // ensureSession creates the session on the first run of a new engine; an
-// existing session's row takes up the current mode.
+// existing session's row takes up the current mode, and the prompt's title
+// when it has none yet (StartSession without a title).
 func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
-	t := title(prompt)
+	return e.ensureTitled(ctx, title(prompt))
+}
+
+func (e *Engine) ensureTitled(ctx context.Context, t string) error {
 	if e.cfg.childTitle != "" {
 		t = title(e.cfg.childTitle)
 	}
@@ -32,10 +37,15 @@ func (e *Engine) ensureSession(ctx context.Context, prompt string) error {
 
 // StartSession creates the engine's session now, before its first run,
 // titled after title, and returns its id: a front end that lists sessions
-// (harness9 serve) can name one before a prompt is sent. An engine that
-// already has a session returns its id.
-func (e *Engine) StartSession(ctx context.Context, title string) (string, error) {
-	if err := e.ensureSession(ctx, title); err != nil {
+// (harness9 serve, harness9 acp) can name one before a prompt is sent. A
+// session started with an empty title takes the title of its first run's
+// prompt. An engine that already has a session returns its id.
+func (e *Engine) StartSession(ctx context.Context, name string) (string, error) {
+	t := ""
+	if strings.TrimSpace(name) != "" {
+		t = title(name)
+	}
+	if err := e.ensureTitled(ctx, t); err != nil {
 		return "", err
 	}
 	return e.SessionID(), nil

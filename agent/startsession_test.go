@@ -42,3 +42,30 @@ func TestStartSessionBeforeFirstRun(t *testing.T) {
 		t.Fatalf("%d messages in the started session", len(msgs))
 	}
 }
+
+// A session started without a title takes its first prompt's (an editor
+// opens a session before the user types); a named one keeps its name.
+func TestStartSessionWithoutTitleTakesTheFirstPrompts(t *testing.T) {
+	h := newHarness(t, scripted.Turn{Text: "a"}, scripted.Turn{Text: "b"})
+	e := h.engine()
+	id, err := e.StartSession(context.Background(), "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := func() string {
+		t.Helper()
+		s, err := h.open().Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Title
+	}
+	if got := title(); got != "" {
+		t.Fatalf("title before any prompt %q", got)
+	}
+	drain(t, e.Run(context.Background(), "\nFix the parser\nmore"))
+	drain(t, e.Run(context.Background(), "second prompt"))
+	if got := title(); got != "Fix the parser" {
+		t.Fatalf("title %q, want the first prompt's first line", got)
+	}
+}

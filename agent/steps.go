@@ -94,7 +94,7 @@ func (x *engineSteps) Prompt(ctx context.Context, l *driver.Loop, prompt string)
 		l.Memo.HooksStarted = true
 		if l.User {
 			if out := e.runHooks(ctx, x.s, l.Mode, hook.Event{Name: hook.UserPromptSubmit, Prompt: prompt}); out.Blocked {
-				return x.result(RunError), fmt.Errorf("the prompt was not sent: the user_prompt_submit hook blocked it: %s", out.Reason)
+				return x.result(RunError), fmt.Errorf("%w: the user_prompt_submit hook blocked it: %s", ErrPromptBlocked, out.Reason)
 			}
 		}
 	}

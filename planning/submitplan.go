@@ -49,7 +49,7 @@ func NewSubmitPlanTool(store *TodoStore, onSubmit func(Plan) error, opts ...Subm
 	for _, o := range opts {
 		o(s)
 	}
-	return tool.New(SubmitPlanName, SubmitPlanDescription, s.run)
+	return tool.New(SubmitPlanName, SubmitPlanDescription, s.run, tool.WithKind(tool.KindSwitchMode))
 }
 
 func (s *planSubmitter) run(_ context.Context, in submitPlanInput) (tool.Result, error) {

@@ -117,7 +117,7 @@ func NewTodoWriteTool(store *TodoStore, opts ...TodoWriteOption) tool.Tool {
 	for _, o := range opts {
 		o(t)
 	}
-	return tool.New(TodoWriteName, TodoWriteDescription, t.run)
+	return tool.New(TodoWriteName, TodoWriteDescription, t.run, tool.WithKind(tool.KindThink))
 }
 
 func (t *todoWriter) run(_ context.Context, in todoWriteInput) (tool.Result, error) {

@@ -53,7 +53,7 @@ func NewUseSkillTool(skills []Skill) tool.Tool {
 			return readSkillFile(s, in.File), nil
 		}
 		return tool.Text(render(s)), nil
-	}, tool.AsReadOnly())
+	}, tool.AsReadOnly(), tool.WithKind(tool.KindRead))
 }
 
 func render(s Skill) string {

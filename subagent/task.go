@@ -85,6 +85,10 @@ type taskTool struct {
 	slots  chan struct{}
 }
 
+// Kind implements tool.Kinded: a sub-agent is the agent working on part
+// of its task.
+func (t *taskTool) Kind() tool.Kind { return tool.KindThink }
+
 // ConcurrencySafe implements tool.Concurrent: each call runs a child with
 // its own context, and a child's own tool calls go through its own gates.
 func (t *taskTool) ConcurrencySafe() bool { return true }

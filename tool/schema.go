@@ -200,10 +200,14 @@ func New[In any](name, description string, fn func(ctx context.Context, in In) (
 type funcTool struct {
 	Spec
 	readOnly bool
+	kind     Kind
 	run      func(context.Context, json.RawMessage) (Result, error)
 }
 
 func (t *funcTool) ReadOnly() bool { return t.readOnly }
+
+// Kind implements Kinded ("" when WithKind was not given: KindOf says other).
+func (t *funcTool) Kind() Kind { return t.kind }
 func (t *funcTool) Execute(ctx context.Context, in json.RawMessage) (Result, error) {
 	return t.run(ctx, in)
 }

@@ -57,6 +57,9 @@ type Workspace struct {
 	// through the home directory nor one through a link's target gets in.
 	deny []string
 	git  gitguard.Options // what the git guard needs to know of the user's configuration
+	// editor, when set, holds the text of files the user has open: the
+	// file tools read and write through it (ReadText, WriteText).
+	editor Editor
 }
 
 // WorkspaceOption configures a Workspace.
@@ -66,6 +69,7 @@ type workspaceConfig struct {
 	home      string
 	denied    []string
 	gitConfig []string
+	editor    Editor
 }
 
 // WithHome sets the home directory the deny list (~/.ssh, ~/.aws, ~/.gnupg,
@@ -105,7 +109,7 @@ func NewWorkspace(root string, opts ...WorkspaceOption) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace root %q: %w", root, err)
 	}
-	w := &Workspace{root: real, fs: fsroot, git: gitguard.Options{Home: cfg.home, Global: cfg.gitConfig}}
+	w := &Workspace{root: real, fs: fsroot, git: gitguard.Options{Home: cfg.home, Global: cfg.gitConfig}, editor: cfg.editor}
 	if abs != real {
 		w.given = abs
 	}

@@ -107,34 +107,7 @@ func (w *Workspace) ReadFile(path string, max int64) (data []byte, truncated boo
 // inside the workspace. It refuses a directory, pipe, socket or device at
 // path, and reports whether the file was created.
 func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error) {
-	_, resolved, err := w.locate(path)
-	if err != nil {
-		return false, err
-	}
-	if err := w.refuseGit(path, resolved); err != nil {
-		return false, err
-	}
-	// The resolved name has no symlink in it now; os.Root keeps it beneath
-	// the root should one be planted before the write.
-	rel := w.rel(resolved)
-	if fi, err := w.fs.Lstat(rel); err == nil {
-		if fi.IsDir() {
-			return false, fmt.Errorf("%q is a directory, not a file", path)
-		}
-		if err := refuseSpecial(path, fi); err != nil {
-			return false, err
-		}
-	}
-	dir := filepath.Dir(rel)
-	if err := w.fs.MkdirAll(dir, 0o755); err != nil {
-		return false, w.wrap(path, fmt.Errorf("cannot create directory: %w", err))
-	}
-	d, err := w.fs.Open(dir)
-	if err != nil {
-		return false, w.wrap(path, err)
-	}
-	err = w.checkOpened(path, d)
-	_ = d.Close()
+	rel, err := w.prepareWrite(path)
 	if err != nil {
 		return false, err
 	}
@@ -143,6 +116,46 @@ func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error
 		return false, w.wrapAs("write", path, err)
 	}
 	return created, nil
+}
+
+// prepareWrite checks that path may be written (beneath the root, not in
+// the deny list, not where git finds configuration or hooks, not a
+// directory, pipe, socket or device), creates its
+// missing directories and returns its name relative to the root, with no
+// symlink left in it.
+func (w *Workspace) prepareWrite(path string) (rel string, err error) {
+	_, resolved, err := w.locate(path)
+	if err != nil {
+		return "", err
+	}
+	if err := w.refuseGit(path, resolved); err != nil {
+		return "", err
+	}
+	// The resolved name has no symlink in it now; os.Root keeps it beneath
+	// the root should one be planted before the write.
+	rel = w.rel(resolved)
+	if fi, err := w.fs.Lstat(rel); err == nil {
+		if fi.IsDir() {
+			return "", fmt.Errorf("%q is a directory, not a file", path)
+		}
+		if err := refuseSpecial(path, fi); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Dir(rel)
+	if err := w.fs.MkdirAll(dir, 0o755); err != nil {
+		return "", w.wrap(path, fmt.Errorf("cannot create directory: %w", err))
+	}
+	d, err := w.fs.Open(dir)
+	if err != nil {
+		return "", w.wrap(path, err)
+	}
+	err = w.checkOpened(path, d)
+	_ = d.Close()
+	if err != nil {
+		return "", err
+	}
+	return rel, nil
 }
 
 // refuseSpecial fails for anything but a regular file or a directory.

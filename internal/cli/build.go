@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,7 +219,11 @@ func (rt *wiring) takeNotices() []string {
 
 // newRuntime opens the store and gathers tools, skills, MCP servers and the
 // system prompt. Close releases them.
-func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer) (*wiring, error) {
+func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer, opts ...runtimeOption) (*wiring, error) {
+	var o runtimeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: logw,
 		logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	perms, err := c.PermissionRules()
@@ -226,7 +231,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		return nil, withCode(ExitUsage, err)
 	}
 	rt.perms = perms
-	ws, err := projectWorkspace(c, c.Workdir)
+	ws, err := projectWorkspace(c, c.Workdir, o.workspace...)
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
 	}
@@ -250,6 +255,7 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
+	maps.Copy(servers, o.userMCP)
 	if len(servers) > 0 {
 		mctx, cancel := context.WithTimeout(ctx, mcpStartTimeout+2*time.Second)
 		rt.mcp, err = mcptool.Connect(mctx, servers, mcpOptions(c, rt.sandbox, rt.notice)...)

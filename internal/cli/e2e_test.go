@@ -33,7 +33,7 @@ func binary(t *testing.T) string { return buildBinary(t, "") }
 // temporalBinary is harness9 built with the Temporal engine (-tags temporal).
 func temporalBinary(t *testing.T) string { return buildBinary(t, "temporal") }
 
-func buildBinary(t *testing.T, tags string) string {
+func buildBinary(t testing.TB, tags string) string {
 	t.Helper()
 	v, _ := builds.LoadOrStore(tags, &build{})
 	b := v.(*build)

@@ -130,6 +130,6 @@ func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcpt
 
 // projectWorkspace opens dir as the workspace of c's model: the file tools,
 // skills, commands, sub-agent definitions and AGENTS.md all read through it.
-func projectWorkspace(c *config.Config, dir string) (*tool.Workspace, error) {
-	return memory.ProjectWorkspace(dir, c.Home)
+func projectWorkspace(c *config.Config, dir string, opts ...tool.WorkspaceOption) (*tool.Workspace, error) {
+	return memory.ProjectWorkspace(dir, c.Home, opts...)
 }

@@ -198,9 +198,10 @@ func (b Book) projectMemory() (name, content string) {
 // refused, even when the workdir contains them, and nothing is written
 // where git finds its configuration and hooks (the user's own git
 // configuration included, for a core.hooksPath or include leading into the
-// workdir).
-func ProjectWorkspace(workdir, home string) (*tool.Workspace, error) {
+// workdir). opts add to that (an editor's buffers, tool.WithEditor).
+func ProjectWorkspace(workdir, home string, opts ...tool.WorkspaceOption) (*tool.Workspace, error) {
 	userHome, _ := os.UserHomeDir() // none: nothing there to protect
 	git := gitguard.UserConfig(os.Getenv, userHome)
-	return tool.NewWorkspace(workdir, tool.WithHome(userHome), tool.WithDenied(home), tool.WithGitConfig(git.Global...))
+	return tool.NewWorkspace(workdir, append([]tool.WorkspaceOption{tool.WithHome(userHome), tool.WithDenied(home),
+		tool.WithGitConfig(git.Global...)}, opts...)...)
 }

@@ -6,6 +6,7 @@ package mention
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -50,10 +51,23 @@ type Attached struct {
 // only when it looks like a path; a denied, binary or oversized file is
 // not attached and reported with the reason.
 func Expand(ws *tool.Workspace, prompt string) (string, []Attached) {
-	var b strings.Builder
-	var report []Attached
-	total := 0
-	done := map[string]bool{}
+	var a Attachments
+	a.Mentions(ws, prompt)
+	return a.Append(prompt), a.report
+}
+
+// Attachments collects files for a prompt, within the limits of Expand:
+// files a front end names some other way than @path (an editor's
+// resource links and embedded resources).
+type Attachments struct {
+	b      strings.Builder
+	total  int
+	done   map[string]bool
+	report []Attached
+}
+
+// Mentions attaches the files prompt names with @path, as Expand does.
+func (a *Attachments) Mentions(ws *tool.Workspace, prompt string) {
 	for _, raw := range Paths(prompt) {
 		path := raw
 		data, truncated, err := ws.ReadFile(path, MaxFileBytes)
@@ -64,43 +78,89 @@ func Expand(ws *tool.Workspace, prompt string) (string, []Attached) {
 				data, truncated, err = ws.ReadFile(path, MaxFileBytes)
 			}
 		}
-		switch {
-		case err == nil && done[path]:
-			continue
-		case err != nil:
+		if err != nil {
 			if strings.ContainsAny(raw, "/.") {
-				report = append(report, Attached{Path: path, Problem: problem(err)})
+				a.report = append(a.report, Attached{Path: path, Problem: problem(err)})
 			}
 			continue
-		case truncated:
-			report = append(report, Attached{Path: path, Problem: fmt.Sprintf("larger than %d KB", MaxFileBytes>>10)})
-			continue
-		case bytes.IndexByte(data, 0) >= 0:
-			report = append(report, Attached{Path: path, Problem: "a binary file"})
-			continue
-		case total+len(data) > MaxTotalBytes:
-			report = append(report, Attached{Path: path, Problem: fmt.Sprintf("the attachments would pass %d KB", MaxTotalBytes>>10)})
-			continue
 		}
-		total += len(data)
-		done[path] = true
-		if b.Len() == 0 {
-			b.WriteString("\n\nFiles the user attached:")
-		}
-		// The content sits in a code fence longer than any run of
-		// backticks in it: a repository file that writes "</file>" and
-		// then text of its own cannot end the attachment early and have
-		// that text read as the user's.
-		fence := strings.Repeat("`", max(3, longestRun(data, '`')+1))
-		fmt.Fprintf(&b, "\n<file path=%q>\n%s\n%s", path, fence, data)
-		if len(data) > 0 && data[len(data)-1] != '\n' {
-			b.WriteByte('\n')
-		}
-		b.WriteString(fence + "\n</file>")
-		report = append(report, Attached{Path: path, Lines: bytes.Count(data, []byte("\n")) + boolInt(len(data) > 0 && data[len(data)-1] != '\n')})
+		a.add(path, data, truncated)
 	}
-	return prompt + b.String(), report
 }
+
+// File attaches the workspace file at path, read through ws (its
+// editor's buffer when it has one); a file that cannot be attached is
+// reported with the reason.
+func (a *Attachments) File(ctx context.Context, ws *tool.Workspace, path string) {
+	data, truncated, err := ws.ReadText(ctx, path, MaxFileBytes)
+	if err != nil {
+		a.report = append(a.report, Attached{Path: path, Problem: problem(err)})
+		return
+	}
+	a.add(path, data, truncated)
+}
+
+// Text attaches text the user gave with the prompt under the name path
+// (an editor's selection or unsaved buffer): it is the user's own, so no
+// file is read.
+func (a *Attachments) Text(path, text string) {
+	data := []byte(text)
+	truncated := len(data) > MaxFileBytes
+	if truncated {
+		data = data[:MaxFileBytes]
+	}
+	a.add(path, data, truncated)
+}
+
+// Skip reports that path was not attached, and why.
+func (a *Attachments) Skip(path, problem string) {
+	a.report = append(a.report, Attached{Path: path, Problem: problem})
+}
+
+// Append returns prompt followed by the attached files.
+func (a *Attachments) Append(prompt string) string { return prompt + a.b.String() }
+
+// Report says what was attached and what not, in order.
+func (a *Attachments) Report() []Attached { return a.report }
+
+func (a *Attachments) add(path string, data []byte, truncated bool) {
+	switch {
+	case a.done[path]:
+		return
+	case truncated:
+		a.report = append(a.report, Attached{Path: path, Problem: fmt.Sprintf("larger than %d KB", MaxFileBytes>>10)})
+		return
+	case bytes.IndexByte(data, 0) >= 0:
+		a.report = append(a.report, Attached{Path: path, Problem: "a binary file"})
+		return
+	case a.total+len(data) > MaxTotalBytes:
+		a.report = append(a.report, Attached{Path: path, Problem: fmt.Sprintf("the attachments would pass %d KB", MaxTotalBytes>>10)})
+		return
+	}
+	a.total += len(data)
+	if a.done == nil {
+		a.done = map[string]bool{}
+	}
+	a.done[path] = true
+	if a.b.Len() == 0 {
+		a.b.WriteString("\n\nFiles the user attached:")
+	}
+	// The content sits in a code fence longer than any run of
+	// backticks in it: a repository file that writes "</file>" and
+	// then text of its own cannot end the attachment early and have
+	// that text read as the user's.
+	fence := Fence(data)
+	fmt.Fprintf(&a.b, "\n<file path=%q>\n%s\n%s", path, fence, data)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		a.b.WriteByte('\n')
+	}
+	a.b.WriteString(fence + "\n</file>")
+	a.report = append(a.report, Attached{Path: path, Lines: bytes.Count(data, []byte("\n")) + boolInt(len(data) > 0 && data[len(data)-1] != '\n')})
+}
+
+// Fence is a markdown code fence longer than any run of backticks in
+// data, so data cannot end the block it is put in.
+func Fence(data []byte) string { return strings.Repeat("`", max(3, longestRun(data, '`')+1)) }
 
 // longestRun is the length of the longest run of c in data.
 func longestRun(data []byte, c byte) int {

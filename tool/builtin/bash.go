@@ -324,10 +324,15 @@ func listSome(items []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
-// kill ends the process group: SIGTERM first so programs can clean up,
-// then SIGKILL for whatever is left after the grace period. It returns the
+// kill ends the process group: the shell at once, so that no later
+// statement of the command runs (a shell that ignores SIGTERM — one that
+// traps it, or the first process of the sandbox's PID namespace, which
+// ignores it by the kernel's rule — would otherwise go on to the next
+// statement); the rest SIGTERM first so programs can clean up, then
+// SIGKILL for whatever is left after the grace period. It returns the
 // shell's wait error.
 func (b *Bash) kill(pgid int, done <-chan error) error {
+	_ = syscall.Kill(pgid, syscall.SIGKILL)
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	deadline := time.Now().Add(b.grace)
 	var err error

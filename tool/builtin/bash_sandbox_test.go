@@ -5,12 +5,14 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/harness9/harness9/sandbox"
+	"github.com/harness9/harness9/tool"
 )
 
 func runBash(t *testing.T, ctx context.Context, b *Bash, command string) (string, bool) {
@@ -145,5 +147,41 @@ func TestBashWithNetworkIsNotContained(t *testing.T) {
 	runBash(t, ro, b, "echo x > planted")
 	if _, err := os.Stat(filepath.Join(dir, "planted")); err == nil {
 		t.Error("a read-only call wrote with the network allowed")
+	}
+}
+
+// A cancelled command stops where it is: no later statement runs, neither
+// in the sandbox (where the shell is the first process of its PID
+// namespace and the kernel has it ignore SIGTERM) nor in a shell that
+// traps SIGTERM itself.
+func TestBashCancelRunsNoLaterStatement(t *testing.T) {
+	ws, dir := newWS(t)
+	tools := map[string]*Bash{"unconfined": NewBash(ws)}
+	if sup := sandbox.Probe(); sup.Available {
+		sb, err := sandbox.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools["sandboxed"] = NewBash(ws, WithSandbox(sb))
+	}
+	for name, b := range tools {
+		for i, command := range []string{"echo started; sleep 60; touch late-%d", "trap '' TERM; echo started; sleep 60; touch late-%d"} {
+			late := fmt.Sprintf("late-%d", i)
+			ctx, cancel := context.WithCancel(context.Background())
+			p := tool.Progress(func(text string) {
+				if strings.Contains(text, "started") {
+					cancel()
+				}
+			})
+			out, _ := runBash(t, tool.ContextWithProgress(ctx, p), b, fmt.Sprintf(command, i))
+			cancel()
+			if !strings.Contains(out, "cancelled") {
+				t.Errorf("%s %q: %s", name, command, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, late)); err == nil {
+				t.Errorf("%s: the statement after the cancelled one ran (%s exists)", name, late)
+			}
+			os.Remove(filepath.Join(dir, late))
+		}
 	}
 }

@@ -44,7 +44,7 @@ func (t *EditFile) Execute(ctx context.Context, input json.RawMessage) (tool.Res
 	return tool.Run(ctx, t.Name(), input, t.edit)
 }
 
-func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error) {
+func (t *EditFile) edit(ctx context.Context, in EditFileInput) (tool.Result, error) {
 	if in.Path == "" {
 		return tool.Errorf("edit_file: path is required"), nil
 	}
@@ -56,7 +56,7 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 		return tool.Errorf("edit_file: %v", err), nil
 	}
 	rel := t.ws.Rel(path)
-	data, _, err := t.ws.ReadFile(in.Path, 0)
+	data, _, err := t.ws.ReadText(ctx, in.Path, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if in.OldString != "" {
@@ -93,7 +93,7 @@ func (t *EditFile) edit(_ context.Context, in EditFileInput) (tool.Result, error
 		after = strings.ReplaceAll(before, oldS, newS)
 	}
 
-	created, err := t.ws.WriteFile(in.Path, []byte(after))
+	created, err := t.ws.WriteText(ctx, in.Path, []byte(after))
 	if err != nil {
 		return tool.Errorf("edit_file: %v", err), nil
 	}

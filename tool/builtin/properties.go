@@ -1,8 +1,11 @@
 package builtin
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -63,17 +66,51 @@ func (t *WriteFile) Preview(input json.RawMessage) string {
 // or of the two strings when the file cannot be read.
 func (t *EditFile) Preview(input json.RawMessage) string {
 	in, _ := tool.Decode[EditFileInput](input)
-	// ReadFile refuses a named pipe before opening it (it would block
-	// before the user is even asked) and stops at previewReadMax.
-	b, truncated, err := t.ws.ReadFile(in.Path, previewReadMax)
-	if old := string(b); err == nil && !truncated && in.OldString != "" && strings.Contains(old, in.OldString) {
-		n := 1
-		if in.ReplaceAll {
-			n = -1
-		}
-		return udiff.Unified("a/"+in.Path, "b/"+in.Path, old, strings.Replace(old, in.OldString, in.NewString, n))
+	if c, ok := t.PreviewChange(context.Background(), input); ok {
+		return udiff.Unified("a/"+in.Path, "b/"+in.Path, c.Old, c.New)
 	}
 	return udiff.Unified("a/"+in.Path, "b/"+in.Path, in.OldString, in.NewString)
+}
+
+// PreviewChange implements tool.ChangePreviewer: the file before and after
+// the edit, when old_string is found in it. ReadText refuses a named pipe
+// before opening it (it would block before the user is even asked) and
+// stops at previewReadMax.
+func (t *EditFile) PreviewChange(ctx context.Context, input json.RawMessage) (tool.FileChange, bool) {
+	in, err := tool.Decode[EditFileInput](input)
+	if err != nil || in.Path == "" {
+		return tool.FileChange{}, false
+	}
+	b, truncated, err := t.ws.ReadText(ctx, in.Path, previewReadMax)
+	if errors.Is(err, fs.ErrNotExist) && in.OldString == "" {
+		return tool.FileChange{Path: in.Path, New: in.NewString, Created: true}, true
+	}
+	old := string(b)
+	if err != nil || truncated || in.OldString == "" || !strings.Contains(old, in.OldString) {
+		return tool.FileChange{}, false
+	}
+	n := 1
+	if in.ReplaceAll {
+		n = -1
+	}
+	return tool.FileChange{Path: in.Path, Old: old, New: strings.Replace(old, in.OldString, in.NewString, n)}, true
+}
+
+// PreviewChange implements tool.ChangePreviewer: the file now (as the
+// editor holds it, when there is one) and the content that replaces it.
+func (t *WriteFile) PreviewChange(ctx context.Context, input json.RawMessage) (tool.FileChange, bool) {
+	in, err := tool.Decode[WriteFileInput](input)
+	if err != nil || in.Path == "" {
+		return tool.FileChange{}, false
+	}
+	b, truncated, err := t.ws.ReadText(ctx, in.Path, previewReadMax)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return tool.FileChange{Path: in.Path, New: in.Content, Created: true}, true
+	case err != nil || truncated || looksBinary(b):
+		return tool.FileChange{}, false
+	}
+	return tool.FileChange{Path: in.Path, Old: string(b), New: in.Content}, true
 }
 
 // Summary implements tool.Summarizer: how many numbered lines were read,

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -53,7 +54,7 @@ func (t *ReadFile) Execute(ctx context.Context, input json.RawMessage) (tool.Res
 	return tool.Run(ctx, t.Name(), input, t.read)
 }
 
-func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error) {
+func (t *ReadFile) read(ctx context.Context, in ReadFileInput) (tool.Result, error) {
 	if in.Path == "" {
 		return tool.Errorf("read_file: path is required"), nil
 	}
@@ -85,6 +86,14 @@ func (t *ReadFile) read(_ context.Context, in ReadFileInput) (tool.Result, error
 	}
 	if looksBinary(head) {
 		return tool.Errorf("read_file: %q is a binary file; only text files can be read", in.Path), nil
+	}
+	if t.ws.HasEditor() {
+		// The editor's text, unsaved changes included.
+		text, _, err := t.ws.ReadText(ctx, in.Path, 0)
+		if err != nil {
+			return tool.Errorf("read_file: %v", err), nil
+		}
+		head, r = text, bufio.NewReaderSize(bytes.NewReader(text), 64<<10)
 	}
 	if len(head) == 0 {
 		return tool.Text(fmt.Sprintf("(%s is empty)", in.Path)), nil

@@ -35,7 +35,7 @@ func (t *WriteFile) Execute(ctx context.Context, input json.RawMessage) (tool.Re
 	return tool.Run(ctx, t.Name(), input, t.write)
 }
 
-func (t *WriteFile) write(_ context.Context, in WriteFileInput) (tool.Result, error) {
+func (t *WriteFile) write(ctx context.Context, in WriteFileInput) (tool.Result, error) {
 	if in.Path == "" {
 		return tool.Errorf("write_file: path is required"), nil
 	}
@@ -44,7 +44,7 @@ func (t *WriteFile) write(_ context.Context, in WriteFileInput) (tool.Result, er
 		return tool.Errorf("write_file: %v", err), nil
 	}
 	data := []byte(in.Content)
-	created, err := t.ws.WriteFile(in.Path, data)
+	created, err := t.ws.WriteText(ctx, in.Path, data)
 	if err != nil {
 		return tool.Errorf("write_file: %v", err), nil
 	}

@@ -188,6 +188,9 @@ func checkURL(u *url.URL) error {
 // ReadOnly implements tool.ReadOnly.
 func (*Fetch) ReadOnly() bool { return true }
 
+// Kind implements tool.Kinded.
+func (*Fetch) Kind() tool.Kind { return tool.KindFetch }
+
 // Scope implements tool.Scoped: rules like web_fetch(domain:go.dev) match
 // on the URL.
 func (*Fetch) Scope(input json.RawMessage) tool.Scope {

@@ -53,6 +53,9 @@ func NewSearch(s Searcher) *Search {
 // ReadOnly implements tool.ReadOnly.
 func (*Search) ReadOnly() bool { return true }
 
+// Kind implements tool.Kinded.
+func (*Search) Kind() tool.Kind { return tool.KindSearch }
+
 // Execute implements tool.Tool.
 func (t *Search) Execute(ctx context.Context, input json.RawMessage) (tool.Result, error) {
 	return tool.Run(ctx, t.Name(), input, t.search)

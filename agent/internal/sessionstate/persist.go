@@ -14,13 +14,21 @@ import (
 func detached(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // Ensure creates the session from tmpl (in the current mode) unless it
-// exists; an existing session's row only takes up the current mode. claim,
+// exists; an existing session's row takes up the current mode, and tmpl's
+// title when it has none. claim,
 // when not nil, is called with the new session's id before the state
 // takes it: an error leaves the state without a session.
 func (s *State) Ensure(ctx context.Context, tmpl session.Session, claim func(ctx context.Context, sessionID string) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != nil {
+		if s.sess.Title == "" && tmpl.Title != "" {
+			// Started without a title (StartSession): the first prompt names it.
+			s.sess.Title = tmpl.Title
+			if err := s.store.Update(detached(ctx), *s.sess); err != nil {
+				s.log.Warn("agent: could not save the session's title", "err", err)
+			}
+		}
 		s.syncModeLocked(ctx)
 		return nil
 	}
