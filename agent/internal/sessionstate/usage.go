@@ -95,20 +95,23 @@ func (s *State) ContextTokensBound(system string, tools []llm.ToolDef) int {
 	return compact.TokenBound(system, s.effectiveLocked(), tools)
 }
 
-// ToCompact returns what a compaction summarises: the effective history;
-// offset is 1 when its first message is the previous summary, and covered
-// the messages that summary stands in for.
-func (s *State) ToCompact() (effective []llm.Message, offset, covered int) {
+// ToCompact returns what a compaction plans from: the history (the part a
+// summary covers may be placeholders; the slice must not be changed), the
+// summary as sent, and what the stored compaction covers and shortens.
+// The caller adds the fixed part, the window and the measured size.
+func (s *State) ToCompact() compact.Situation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.summaryActiveLocked() {
-		offset, covered = 1, s.compaction.Covered
+	sit := compact.Situation{History: s.history[:len(s.history):len(s.history)]}
+	if s.compactedLocked() {
+		sit.Summary, sit.Covered, sit.Elided = s.summaryLocked(), s.compaction.Covered, s.compaction.Elided
 	}
-	return s.effectiveLocked(), offset, covered
+	return sit
 }
 
-// Compacted stores c as the summary standing in for the start of the
-// history and saves the state. The usage figure is dropped: it measured
+// Compacted stores c as what compaction changed in the requests (the
+// summary standing in for the start of the history, the old outputs
+// shortened) and saves the state. The usage figure is dropped: it measured
 // the history before the summary.
 func (s *State) Compacted(ctx context.Context, c session.Compaction) {
 	s.mu.Lock()
