@@ -3,46 +3,14 @@ package agent_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/internal/compacttest"
 	"github.com/harness9/harness9/llm/scripted"
-	"github.com/harness9/harness9/planning"
 )
-
-// smallWindow is the scenario of issue 33: an 8,000-token window whose
-// fixed part (system prompt and tool definitions) is about half of it, and
-// a session that reads twenty files of about 1,500 tokens each.
-const (
-	smallWindow = 8000
-	largeReads  = 20
-)
-
-// sourceFile is a file of about 1,500 tokens that differs per n.
-func sourceFile(n int) string {
-	var b strings.Builder
-	for line := range 40 {
-		fmt.Fprintf(&b, "func (s *server%d) handle%d(w http.ResponseWriter, r *http.Request) error { return s.serve(w, r, %d) }\n", n, line, line*n)
-	}
-	return b.String()
-}
-
-// paddedSystem is a system prompt that brings the fixed part of a request
-// (with the built-in tools' definitions) to about 4,000 tokens, like the
-// CLI's system prompt, skills index and tools.
-func paddedSystem() string {
-	var b strings.Builder
-	b.WriteString(agent.DefaultSystemPrompt)
-	for i := range 60 {
-		fmt.Fprintf(&b, "\nRule %d: keep changes small, run the tests after each edit, and explain what changed.", i+1)
-	}
-	return b.String()
-}
 
 // TestCompactionSmallWindow is issue 33's test: in an 8,000-token window,
 // twenty large reads are carried with at most three summarisation calls
@@ -50,28 +18,14 @@ func paddedSystem() string {
 // request after a compaction keeps the active todos, no request passes the
 // window, and the run completes.
 func TestCompactionSmallWindow(t *testing.T) {
-	const active = "## Active Tasks\n[>] port the handlers\n[ ] add the tests"
-	h := newHarness(t)
-	h.p.Add(scripted.Turn{Calls: scripted.Calls(todoCall(
-		todo("1", "port the handlers", planning.TodoInProgress),
-		todo("2", "add the tests", planning.TodoPending)))})
-	for n := range largeReads {
-		name := fmt.Sprintf("server%02d.go", n)
-		if err := os.WriteFile(filepath.Join(h.dir, name), []byte(sourceFile(n)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		h.p.Add(scripted.Turn{Text: "Reading " + name + ".", Calls: scripted.Calls(read(name))})
+	h := newHarness(t, compacttest.Turns()...)
+	if err := compacttest.WriteFiles(h.dir); err != nil {
+		t.Fatal(err)
 	}
-	h.p.Add(scripted.Turn{Text: "All handlers read."})
-
-	summariser := scripted.New()
-	for i := range largeReads {
-		summariser.Add(scripted.Turn{Text: fmt.Sprintf("**Goal**\nPort the HTTP handlers.\n\n**Progress**\nRead the server files (summary %d).\n\n"+
-			"**Next Steps**\nKeep reading, then port.\n\n**Key files and decisions**\n- handlers are in server*.go", i+1)})
-	}
-	eng := h.engine(agent.WithSystemPrompt(paddedSystem()),
-		agent.WithCompactor(compact.New(summariser, "m")), agent.WithContextWindow(smallWindow))
-	evs := drain(t, eng.Run(context.Background(), "port every handler"))
+	summariser := compacttest.Summariser()
+	eng := h.engine(agent.WithSystemPrompt(compacttest.System()),
+		agent.WithCompactor(compact.New(summariser, "m")), agent.WithContextWindow(compacttest.Window))
+	evs := drain(t, eng.Run(context.Background(), compacttest.Prompt))
 	wantDone(t, evs, agent.RunCompleted)
 
 	comps := ofType[agent.Compacted](evs)
@@ -89,17 +43,17 @@ func TestCompactionSmallWindow(t *testing.T) {
 	for i, r := range reqs {
 		n := compact.EstimateTokens(r.System, r.Messages, r.Tools)
 		peak = max(peak, n)
-		if n > smallWindow {
-			t.Errorf("request %d is %d tokens, over the %d-token window", i+1, n, smallWindow)
+		if n > compacttest.Window {
+			t.Errorf("request %d is %d tokens, over the %d-token window", i+1, n, compacttest.Window)
 		}
-		if strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader) && !strings.HasSuffix(r.Messages[0].Content, active) {
+		if strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader) && !strings.HasSuffix(r.Messages[0].Content, compacttest.ActiveTasks) {
 			t.Fatalf("request %d: the summary does not end with the active todos:\n%s", i+1, r.Messages[0].Content)
 		}
 	}
 	// Every compaction says why, with the numbers; most only shortened
 	// old outputs (no model call).
 	for i, c := range comps {
-		if c.Reason != "threshold" || c.ThresholdTokens != smallWindow*8/10 || c.ContextWindow != smallWindow || c.FixedTokens != fixed {
+		if c.Reason != "threshold" || c.ThresholdTokens != compacttest.Window*8/10 || c.ContextWindow != compacttest.Window || c.FixedTokens != fixed {
 			t.Errorf("compaction %d does not say why: %+v", i+1, c)
 		}
 		if (!c.Summarised && c.Elided == 0) || c.BeforeTokens <= c.AfterTokens {
@@ -118,10 +72,10 @@ func TestCompactionSmallWindow(t *testing.T) {
 		t.Errorf("stored compaction %+v; want %d compactions, %d summaries, %d tokens saved", stored, len(comps), calls, saved)
 	}
 	t.Logf("peak request %d tokens", peak)
-	if len(reqs) != largeReads+2 {
-		t.Errorf("%d model calls, want %d", len(reqs), largeReads+2)
+	if len(reqs) != compacttest.Reads+2 {
+		t.Errorf("%d model calls, want %d", len(reqs), compacttest.Reads+2)
 	}
-	if stored := h.messages(eng.SessionID()); len(stored) != 1+2*(largeReads+1)+1 {
+	if stored := h.messages(eng.SessionID()); len(stored) != 1+2*(compacttest.Reads+1)+1 {
 		t.Errorf("stored %d messages; the full history stays", len(stored))
 	}
 }
@@ -133,7 +87,7 @@ func TestCompactionSmallWindow(t *testing.T) {
 func TestFixedPartOverTheWindow(t *testing.T) {
 	h := newHarness(t, scripted.Turn{Text: "never played"})
 	summariser := scripted.New(scripted.Turn{Text: "never asked"})
-	eng := h.engine(agent.WithSystemPrompt(paddedSystem()),
+	eng := h.engine(agent.WithSystemPrompt(compacttest.System()),
 		agent.WithCompactor(compact.New(summariser, "m")), agent.WithContextWindow(4000))
 	for range 2 {
 		evs := drain(t, eng.Run(context.Background(), "hello"))
@@ -154,8 +108,8 @@ func TestFixedPartOverTheWindow(t *testing.T) {
 	}
 	// The prompts are kept: a larger window carries on.
 	h.p = scripted.New(scripted.Turn{Text: "hello again"})
-	big := h.engine(agent.WithSession(eng.SessionID()), agent.WithSystemPrompt(paddedSystem()),
-		agent.WithCompactor(compact.New(summariser, "m")), agent.WithContextWindow(smallWindow))
+	big := h.engine(agent.WithSession(eng.SessionID()), agent.WithSystemPrompt(compacttest.System()),
+		agent.WithCompactor(compact.New(summariser, "m")), agent.WithContextWindow(compacttest.Window))
 	wantDone(t, drain(t, big.Run(context.Background(), "and now?")), agent.RunCompleted)
 	if msgs := h.p.Requests()[0].Messages; len(msgs) != 3 {
 		t.Fatalf("the resumed request carries %d messages; want both earlier prompts and this one", len(msgs))
