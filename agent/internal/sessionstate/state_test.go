@@ -462,6 +462,20 @@ func TestUsageMark(t *testing.T) {
 	if sit := s.ToCompact(); len(sit.History) != 3 || sit.Summary != "sum" || sit.Covered != 2 || sit.Elided != 3 {
 		t.Fatalf("ToCompact after a compaction = %+v; want the summary covering 2, outputs shortened up to 3", sit)
 	}
+
+	// A figure carried from before a compaction (a step on a fresh
+	// engine, after a call that failed) is not taken for the history's
+	// size, even when the compaction only shortened outputs.
+	s.RecordUsage(llm.Usage{InputTokens: 5000}, "system")
+	if err := s.Append(ctx, msg(llm.RoleAssistant, "ok")); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Usage()
+	s.Compacted(ctx, session.Compaction{Summary: "sum", Covered: 2, Elided: 4})
+	s.SetUsage(before)
+	if got := s.ContextTokens("system", nil); got >= 5000 {
+		t.Fatalf("context after a trim, with the earlier figure carried over = %d; want a fresh estimate", got)
+	}
 }
 
 // TestConcurrentAccess drives every method at once; run with -race. In

@@ -13,7 +13,7 @@ import (
 type usageMark struct {
 	tokens  int // input+output tokens of the last model call; 0 = unknown
 	histLen int // len(history) right after that call's message
-	covered int // compaction.Covered at that time
+	covered int // how far compaction had gone at that time (coveredLocked)
 }
 
 // UsageMark is the context size a provider last reported, in the form a
@@ -21,7 +21,7 @@ type usageMark struct {
 type UsageMark struct {
 	Tokens  int // input+output tokens of the last model call; 0 = unknown
 	HistLen int // len(history) right after that call's message
-	Covered int // compaction.Covered at that time
+	Covered int // how far compaction had gone at that time: Covered + Elided
 }
 
 // Usage returns the context size a provider last reported.
@@ -43,11 +43,16 @@ func (s *State) SetUsage(m UsageMark) {
 	}
 }
 
+// coveredLocked is how far compaction has gone: the messages a summary
+// stands in for plus where shortened outputs end. Both only grow, so the
+// sum changes with every compaction, a trim that summarised nothing
+// included: a provider's figure from before it no longer measures the
+// history.
 func (s *State) coveredLocked() int {
 	if s.compaction == nil {
 		return 0
 	}
-	return s.compaction.Covered
+	return s.compaction.Covered + s.compaction.Elided
 }
 
 // RecordUsage records a model call's usage, made before its message is
