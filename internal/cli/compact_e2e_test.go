@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -245,5 +246,32 @@ func TestFixedPartOverTheWindowEndsTheRun(t *testing.T) {
 	}
 	if n := len(r.find("text")) + len(r.find("usage")) + len(r.find("compacted")); n != 0 {
 		t.Fatalf("%d model answers or compactions; want none:\n%s", n, r.stdout)
+	}
+}
+
+// TestCompactionOnBothEngines runs the compaction session through the
+// binary on the local engine and on the Temporal engine (a worker
+// process): with the same --context-window both compact at the same
+// turns, with the same events.
+func TestCompactionOnBothEngines(t *testing.T) {
+	script := func(h *harness) string {
+		return h.script(compactScript(t, turnJSON{"text": summaryBody}, turnJSON{"text": "Compacted; parsing the config next."}, nil))
+	}
+	run := func(h *harness, engine ...string) []map[string]any {
+		t.Helper()
+		writeCompactFiles(t, h.workdir)
+		args := append([]string{"run", "--json", "--context-window", fmt.Sprint(compactWindow), "-C", h.workdir, "-m", script(h)}, engine...)
+		r := h.run("", append(args, "parse the config")...)
+		if r.code != 0 || r.last()["status"] != "completed" {
+			t.Fatalf("%v: exit %d, last %v\nerrors: %v\nstderr: %s", engine, r.code, r.last(), r.find("error"), r.stderr)
+		}
+		return r.find("compacted")
+	}
+	local := run(newHarness(t))
+	h := newDurableHarness(t)
+	h.worker()
+	remote := run(h.harness, "--engine", "temporal")
+	if len(local) == 0 || !reflect.DeepEqual(local, remote) {
+		t.Fatalf("compacted events differ:\nlocal    %v\nTemporal %v", local, remote)
 	}
 }
