@@ -13,19 +13,22 @@ import (
 	"github.com/harness9/harness9/planning"
 )
 
+// TestAutomaticCompaction: the provider's usage figure (here far above
+// our estimate) triggers compaction, in a window the tools' definitions
+// (about 2,800 tokens) fit.
 func TestAutomaticCompaction(t *testing.T) {
 	big := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	turn := func(in int) scripted.Turn {
 		return scripted.Turn{Text: big, Calls: scripted.Calls(scripted.Call("list_files", nil)), Usage: llm.Usage{InputTokens: in, OutputTokens: 10}}
 	}
 	h := newHarness(t,
-		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "keep this task in view", planning.TodoInProgress))), Usage: llm.Usage{InputTokens: 100}},
-		turn(200), turn(300), turn(900),
-		scripted.Turn{Text: "done after compaction", Usage: llm.Usage{InputTokens: 300},
+		scripted.Turn{Calls: scripted.Calls(todoCall(todo("1", "keep this task in view", planning.TodoInProgress))), Usage: llm.Usage{InputTokens: 1000}},
+		turn(2000), turn(3000), turn(9000),
+		scripted.Turn{Text: "done after compaction", Usage: llm.Usage{InputTokens: 3000},
 			Match: func(r llm.Request) bool { return strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader) }},
 	)
 	summariser := scripted.New(scripted.Turn{Text: "Goal: list files.\nProgress: listed them."})
-	eng := h.engine(agent.WithCompactor(compact.New(summariser, "m", compact.WithKeepRecent(2))), agent.WithContextWindow(1000))
+	eng := h.engine(agent.WithCompactor(compact.New(summariser, "m", compact.WithKeepRecent(2))), agent.WithContextWindow(10000))
 	evs := drain(t, eng.Run(context.Background(), "list files a lot"))
 	wantDone(t, evs, agent.RunCompleted)
 
@@ -33,7 +36,7 @@ func TestAutomaticCompaction(t *testing.T) {
 	if len(comp) != 1 || comp[0].BeforeTokens <= comp[0].AfterTokens {
 		t.Fatalf("Compacted = %+v", comp)
 	}
-	if u := ofType[agent.UsageUpdate](evs); u[len(u)-1].ContextWindow != 1000 {
+	if u := ofType[agent.UsageUpdate](evs); u[len(u)-1].ContextWindow != 10000 {
 		t.Errorf("usage window = %d", u[len(u)-1].ContextWindow)
 	}
 	c := eng.Compaction()

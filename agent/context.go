@@ -31,7 +31,10 @@ func (e *Engine) usageUpdate(u llm.Usage) UsageUpdate {
 }
 
 // maybeCompact compacts before a model call when the context has passed
-// the compactor's threshold.
+// the compactor's threshold. Its error ends the run: the system prompt and
+// tools alone pass the threshold (compact.ErrFixedPartTooLarge), which no
+// compaction can help. Other failures are logged, and the call is made
+// with the history as it is.
 func (l *turnLoop) maybeCompact(ctx context.Context) error {
 	c := l.e.cfg.compactor
 	if c == nil {
@@ -40,39 +43,60 @@ func (l *turnLoop) maybeCompact(ctx context.Context) error {
 	// The byte bound first: counting tokens loads the tokenizer, which
 	// would cost every short session tens of milliseconds for nothing.
 	window := l.e.window()
-	if !c.Needed(l.e.st.ContextTokensBound(l.e.cfg.system, l.defs), window) ||
-		!c.Needed(l.e.st.ContextTokens(l.e.cfg.system, l.defs), window) {
+	if !c.Needed(l.e.st.ContextTokensBound(l.system, l.defs), window) {
 		return nil
 	}
-	err := l.e.compactNow(ctx, l.s)
-	if errors.Is(err, compact.ErrTooShort) {
+	tokens := l.e.st.ContextTokens(l.system, l.defs)
+	if !c.Needed(tokens, window) {
 		return nil
 	}
-	return err
+	err := l.e.compactNow(ctx, l.s, l.system, l.defs, tokens, false)
+	switch {
+	case errors.Is(err, compact.ErrFixedPartTooLarge):
+		return fmt.Errorf("agent: %w", err)
+	case err != nil && !errors.Is(err, compact.ErrTooShort):
+		l.e.log.Warn("agent: compaction failed; continuing with the history as it is", "err", err)
+	}
+	return nil
 }
 
-// compactNow summarises the effective history, stores the summary and
-// reports Compacted. The messages themselves stay in the store.
-func (e *Engine) compactNow(ctx context.Context, s *stream) error {
+// compactNow compacts as compact.Compactor.Plan decides for a request with
+// this system prompt and tools (tokens: its measured size, 0 if unknown;
+// manual: summarise whatever the sizes), stores what changed and reports
+// Compacted. The messages themselves stay in the store.
+func (e *Engine) compactNow(ctx context.Context, s *stream, system string, defs []llm.ToolDef, tokens int, manual bool) error {
 	c := e.cfg.compactor
 	if c == nil {
 		return ErrNoCompactor
 	}
-	eff, offset, covered := e.st.ToCompact() // offset 1: eff[0] is the previous summary
-	res, err := c.Compact(ctx, eff, e.st.TodoStore())
-	if err != nil {
+	sit := e.st.ToCompact()
+	sit.Fixed, sit.Window, sit.Tokens, sit.Manual = compact.EstimateTokens(system, nil, defs), e.window(), tokens, manual
+	p, err := c.Plan(sit)
+	if err != nil || p.Action == compact.None {
 		return err
 	}
-	if res.Keep <= offset {
-		return fmt.Errorf("%w: only the previous summary would be replaced", compact.ErrTooShort)
+	next := session.Compaction{Covered: p.Covered, Elided: p.Elided, BeforeTokens: p.BeforeTokens, AfterTokens: p.AfterTokens}
+	if prev := e.st.Compaction(); prev != nil {
+		next.Summary, next.Count, next.Summaries, next.TokensSaved = prev.Summary, prev.Count, prev.Summaries, prev.TokensSaved
 	}
-	e.st.Compacted(ctx, session.Compaction{
-		Summary:      res.Summary,
-		Covered:      covered + res.Keep - offset,
-		BeforeTokens: res.BeforeTokens,
-		AfterTokens:  res.AfterTokens,
-	})
-	s.emit(Compacted{BeforeTokens: res.BeforeTokens, AfterTokens: res.AfterTokens, Fallback: res.Fallback, Note: res.Note})
+	ev := Compacted{Reason: string(p.Reason), ThresholdTokens: p.Threshold, ContextWindow: p.Window, FixedTokens: p.Fixed,
+		Elided: p.Shortened}
+	if p.Action == compact.Summarise {
+		res, err := c.Summarise(ctx, sit, p, e.st.TodoStore())
+		if err != nil {
+			return err
+		}
+		next.Summary, next.AfterTokens = res.Summary, res.AfterTokens
+		next.Summaries++
+		ev.Summarised, ev.Fallback, ev.Note = true, res.Fallback, res.Note
+	} else {
+		ev.Note = fmt.Sprintf("shortened %d older tool outputs", ev.Elided)
+	}
+	next.Count++
+	next.TokensSaved += max(next.BeforeTokens-next.AfterTokens, 0)
+	e.st.Compacted(ctx, next)
+	ev.BeforeTokens, ev.AfterTokens = next.BeforeTokens, next.AfterTokens
+	s.emit(ev)
 	return nil
 }
 
@@ -87,7 +111,8 @@ func (e *Engine) Compact(ctx context.Context) iter.Seq[Event] {
 		if !s.emit(e.started()) {
 			return RunCancelled, context.Canceled
 		}
-		if err := e.compactNow(ctx, s); err != nil {
+		defs := e.registry.Definitions(e.withDenyRules(e.gateFor(e.Mode())))
+		if err := e.compactNow(ctx, s, e.systemPrompt(), defs, 0, true); err != nil {
 			if ctx.Err() != nil {
 				return RunCancelled, ctx.Err()
 			}

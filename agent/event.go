@@ -88,12 +88,27 @@ type ExecRound struct{ Round, Done, Total int }
 // Stalled says auto-execution stopped after Rounds rounds without progress.
 type Stalled struct{ Rounds int }
 
-// Compacted says older history was summarised (or, with Fallback, dropped).
+// Compacted says the history sent to the model was made smaller: older
+// tool outputs shortened to a line and a note, and, with Summarised, older
+// messages summarised (or, with Fallback, dropped). The token counts are
+// estimates; BeforeTokens and AfterTokens count the history as sent
+// (summary included), FixedTokens the system prompt and tool definitions
+// every request also carries.
 type Compacted struct {
 	BeforeTokens int
 	AfterTokens  int
 	Fallback     bool
 	Note         string
+	// Summarised is set when the model was asked for a summary.
+	Summarised bool
+	// Elided is the number of tool outputs shortened this time.
+	Elided int
+	// Reason says why: "threshold" (the request passed ThresholdTokens),
+	// "window" (it would not fit ContextWindow otherwise) or "manual".
+	Reason          string
+	ThresholdTokens int
+	ContextWindow   int
+	FixedTokens     int
 }
 
 // UsageUpdate reports token usage after a model call and how full the

@@ -107,15 +107,19 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 	if rs.model != "" {
 		model = rs.model
 	}
-	system := e.cfg.system
-	if e.cfg.systemFunc != nil {
-		if s := e.cfg.systemFunc(); s != "" {
-			system = s
-		}
-	}
 	return &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), gate: gate, defs: e.registry.Definitions(gate), refining: refining,
 		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
-		model:  model, system: system}
+		model:  model, system: e.systemPrompt()}
+}
+
+// systemPrompt is the system prompt of a loop starting now.
+func (e *Engine) systemPrompt() string {
+	if e.cfg.systemFunc != nil {
+		if s := e.cfg.systemFunc(); s != "" {
+			return s
+		}
+	}
+	return e.cfg.system
 }
 
 // leave settles the status of a loop that ended without submitting a plan

@@ -53,8 +53,12 @@ const (
 	// DefaultThreshold is the share of the context window past which
 	// Needed reports true.
 	DefaultThreshold = 0.8
-	// DefaultKeepRecent is how many of the newest messages stay verbatim.
+	// DefaultKeepRecent is how many of the newest messages a summary
+	// keeps verbatim at most.
 	DefaultKeepRecent = 10
+	// DefaultLowWater is the share of the room between a request's fixed
+	// part and the threshold that a compaction leaves the conversation.
+	DefaultLowWater = 0.5
 	// DefaultMaxSummaryTokens caps the length of the model's summary.
 	DefaultMaxSummaryTokens = 4096
 )
@@ -72,9 +76,22 @@ func WithThreshold(f float64) Option {
 	}
 }
 
-// WithKeepRecent sets how many of the newest messages stay verbatim (default
-// DefaultKeepRecent). More may be kept so a tool call stays with its
-// results. Values below 1 are ignored.
+// WithLowWater sets where a compaction aims, as the share of the room
+// between the fixed part of a request (system prompt and tool definitions)
+// and the threshold that the conversation may fill afterwards (default
+// DefaultLowWater). Values outside (0, 1) are ignored.
+func WithLowWater(f float64) Option {
+	return func(c *Compactor) {
+		if f > 0 && f < 1 {
+			c.lowWater = f
+		}
+	}
+}
+
+// WithKeepRecent sets how many of the newest messages a summary keeps
+// verbatim at most (default DefaultKeepRecent): Plan keeps fewer when they
+// do not fit under the low-water mark, and Compact more so a tool call
+// stays with its results. Values below 1 are ignored.
 func WithKeepRecent(n int) Option {
 	return func(c *Compactor) {
 		if n >= 1 {
@@ -98,6 +115,7 @@ type Compactor struct {
 	p                llm.Provider
 	model            string
 	threshold        float64
+	lowWater         float64
 	keepRecent       int
 	maxSummaryTokens int
 }
@@ -105,7 +123,7 @@ type Compactor struct {
 // New returns a Compactor that summarises with provider p and the given model
 // name (as sent in requests).
 func New(p llm.Provider, model string, opts ...Option) *Compactor {
-	c := &Compactor{p: p, model: model, threshold: DefaultThreshold, keepRecent: DefaultKeepRecent, maxSummaryTokens: DefaultMaxSummaryTokens}
+	c := &Compactor{p: p, model: model, threshold: DefaultThreshold, lowWater: DefaultLowWater, keepRecent: DefaultKeepRecent, maxSummaryTokens: DefaultMaxSummaryTokens}
 	for _, o := range opts {
 		o(c)
 	}
@@ -135,26 +153,84 @@ func (c *Compactor) Compact(ctx context.Context, history []llm.Message, todos To
 	}
 	res := Result{Keep: keep, BeforeTokens: EstimateTokens("", history, nil)}
 
-	text, err := c.summarise(ctx, history[:keep])
+	summary, fallback, note := c.summary(ctx, history[:keep], keep, 0, 0)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return Result{}, fmt.Errorf("compaction cancelled: %w", ctxErr)
 	}
-	var body string
-	if err != nil {
-		res.Fallback = true
-		res.Note = fmt.Sprintf("summarising failed (%v); dropped the %d oldest messages instead", err, keep)
-		body = fallbackBody(history[:keep])
-	} else {
-		res.Note = fmt.Sprintf("summarised the %d oldest messages", keep)
-		body = text
-	}
-	res.Summary = SummaryHeader + "\n" + body + activeTasks(todos)
-
-	after := make([]llm.Message, 0, len(history)-keep+1)
-	after = append(after, SummaryMessage(res.Summary))
-	after = append(after, history[keep:]...)
-	res.AfterTokens = EstimateTokens("", after, nil)
+	res.Summary, res.Fallback, res.Note = summary+activeTasks(todos), fallback, note
+	res.AfterTokens = sentTokens(res.Summary, history[keep:], 0)
 	return res, nil
+}
+
+// Summarise carries out a Summarise plan p made from s: the model
+// summarises the previous summary and History[s.Covered:p.Covered] within
+// the window's means (a shorter transcript and summary in a small
+// window), and the summary ends with the active todos. Keep is p.Covered;
+// AfterTokens counts the summary and the messages kept as they will be
+// sent. As with Compact, a failing model call gives a Fallback result and
+// only ctx's end is an error.
+func (c *Compactor) Summarise(ctx context.Context, s Situation, p Plan, todos TodoInjector) (Result, error) {
+	from := min(max(s.Covered, 0), len(s.History))
+	if p.Action != Summarise || p.Covered <= from || p.Covered > len(s.History) {
+		return Result{}, fmt.Errorf("%w: the plan summarises nothing", ErrTooShort)
+	}
+	old := make([]llm.Message, 0, p.Covered-from+1)
+	if s.Summary != "" {
+		old = append(old, SummaryMessage(s.Summary))
+	}
+	old = append(old, s.History[from:p.Covered]...)
+	room := max(p.Threshold-p.Fixed, 0)
+	summary, fallback, note := c.summary(ctx, old, p.Covered-from, p.Window, room)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return Result{}, fmt.Errorf("compaction cancelled: %w", ctxErr)
+	}
+	res := Result{Summary: summary + activeTasks(todos), Keep: p.Covered, BeforeTokens: p.BeforeTokens, Fallback: fallback, Note: note}
+	res.AfterTokens = sentTokens(res.Summary, s.History[p.Covered:], p.Elided-p.Covered)
+	return res, nil
+}
+
+// summary asks the model to summarise old and returns the summary's text
+// with its header; when the model cannot, the fallback text, and a note
+// for the user either way (n is the number of messages it covers). window and room (0: unknown) bound the
+// request: the summary may take half the room, the transcript what the
+// window leaves.
+func (c *Compactor) summary(ctx context.Context, old []llm.Message, n, window, room int) (text string, fallback bool, note string) {
+	maxTokens, limit := c.maxSummaryTokens, maxTranscript
+	if window > 0 {
+		maxTokens = min(maxTokens, max(room/2, minSummaryTokens))
+		limit = min(limit, max((window-maxTokens-summaryOverhead)*transcriptBytesPerToken, minTranscript))
+	}
+	body, err := c.summarise(ctx, old, maxTokens, limit)
+	if err != nil {
+		return SummaryHeader + "\n" + fallbackBody(old), true,
+			fmt.Sprintf("summarising failed (%v); dropped the %d oldest messages instead", err, n)
+	}
+	return SummaryHeader + "\n" + body, false, fmt.Sprintf("summarised the %d oldest messages", n)
+}
+
+// Bounds of a summary request in a small window.
+const (
+	minSummaryTokens = 256
+	// summaryOverhead covers the summariser's instructions and framing.
+	summaryOverhead = 1000
+	// transcriptBytesPerToken is a cautious ratio (code and prose run
+	// at about four bytes a token).
+	transcriptBytesPerToken = 3
+	minTranscript           = 4096
+)
+
+// sentTokens estimates a history made of the summary and rest, with the
+// tool results in rest[:elided] shortened.
+func sentTokens(summary string, rest []llm.Message, elided int) int {
+	msgs := make([]llm.Message, 0, len(rest)+1)
+	msgs = append(msgs, SummaryMessage(summary))
+	for i, m := range rest {
+		if i < elided {
+			m = Elide(m)
+		}
+		msgs = append(msgs, m)
+	}
+	return EstimateTokens("", msgs, nil)
 }
 
 // activeTasksHeading starts the block of pending and in-progress todos at
@@ -183,18 +259,19 @@ func RefreshActiveTasks(summary string, todos TodoInjector) string {
 	return summary + activeTasks(todos)
 }
 
-// summarise asks the model for a summary of old. The request carries no tools.
-func (c *Compactor) summarise(ctx context.Context, old []llm.Message) (string, error) {
+// summarise asks the model for a summary of old, in at most maxTokens,
+// from a transcript of at most limit bytes. The request carries no tools.
+func (c *Compactor) summarise(ctx context.Context, old []llm.Message, maxTokens, limit int) (string, error) {
 	if c.p == nil {
 		return "", errors.New("no provider configured for summaries")
 	}
 	req := llm.Request{
 		Model:     c.model,
 		System:    summaryPrompt,
-		MaxTokens: c.maxSummaryTokens,
+		MaxTokens: maxTokens,
 		Messages: []llm.Message{{
 			Role:    llm.RoleUser,
-			Content: "Summarise this conversation transcript:\n\n<transcript>\n" + transcript(old, maxTranscript) + "</transcript>",
+			Content: "Summarise this conversation transcript:\n\n<transcript>\n" + transcript(old, limit) + "</transcript>",
 		}},
 	}
 	resp, err := llm.Collect(c.p.Stream(ctx, req))

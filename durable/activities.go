@@ -16,10 +16,20 @@ import (
 	"github.com/harness9/harness9/session"
 )
 
-// Engines opens an engine on a stored session, for one step. The worker's
-// program provides it: it knows the provider, the tools and the store.
+// Engines opens an engine on a stored session, for one step, with the
+// settings the workflow's starter asked for. The worker's program provides
+// it: it knows the provider, the tools and the store.
 type Engines interface {
-	Engine(ctx context.Context, sessionID string) (*agent.Engine, error)
+	Engine(ctx context.Context, sessionID string, s Settings) (*agent.Engine, error)
+}
+
+// Settings are what the workflow's starter asks of the engines its steps
+// open, beyond the worker's own configuration.
+type Settings struct {
+	// ContextWindow overrides the model's context window, in tokens (0:
+	// the worker's setting), so a session compacts at the same turns as
+	// it would run locally with the same override.
+	ContextWindow int
 }
 
 // Activities are the steps of a session's workflow, run by a worker. Each
@@ -58,6 +68,8 @@ func NewActivities(engines Engines, opts ...ActivitiesOption) *Activities {
 // needs besides.
 type StepInput struct {
 	SessionID string
+	// Settings are the workflow's (Input.Settings).
+	Settings Settings
 	// Loop is the state of the loop a Prompt, ModelCall or ToolBatch step
 	// belongs to, as the workflow carries it between steps.
 	Loop driver.Loop
@@ -115,7 +127,7 @@ func (a *Activities) with(ctx context.Context, in StepInput, fn func(context.Con
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go a.beat(ctx)
-	eng, err := a.engines.Engine(ctx, in.SessionID)
+	eng, err := a.engines.Engine(ctx, in.SessionID, in.Settings)
 	if err != nil {
 		return StepOutput{}, classify(fmt.Errorf("durable: cannot open session %s on this worker: %w", in.SessionID, err))
 	}

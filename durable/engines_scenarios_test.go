@@ -8,6 +8,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/internal/compacttest"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
@@ -184,13 +185,34 @@ var scenarios = []scenario{{
 	name: "compaction before a model call, decided from the provider's usage",
 	want: []agent.RunStatus{agent.RunCompleted},
 	turns: []scripted.Turn{
-		{Calls: scripted.Calls(todoWrite(inProgress)), Usage: llm.Usage{InputTokens: 100}},
-		listing(200), listing(300), listing(900),
-		{Text: "done after compaction", Usage: llm.Usage{InputTokens: 300},
+		{Calls: scripted.Calls(todoWrite(inProgress)), Usage: llm.Usage{InputTokens: 1000}},
+		listing(2000), listing(3000), listing(9000),
+		{Text: "done after compaction", Usage: llm.Usage{InputTokens: 3000},
 			Match: func(r llm.Request) bool { return strings.HasPrefix(r.Messages[0].Content, compact.SummaryHeader) }},
 	},
 	actions: []action{run(planning.ModeDefault, "list files a lot")},
-	window:  1000,
+	// A window the tools' definitions (about 2,800 tokens) fit: in a
+	// smaller one the run ends at once (compact.ErrFixedPartTooLarge).
+	window: 10000,
+}, {
+	// Issue 33: the local engine asked for a summary on nearly every turn
+	// (17 here) and the durable one for fewer. Both now ask for the same
+	// 2, and shorten old outputs on the other turns.
+	name:        "compaction in an 8,000-token window half filled by the fixed part: twenty large reads",
+	want:        []agent.RunStatus{agent.RunCompleted},
+	turns:       compacttest.Turns(),
+	actions:     []action{run(planning.ModeDefault, compacttest.Prompt)},
+	window:      compacttest.Window,
+	system:      compacttest.System(),
+	setup:       compacttest.WriteFiles,
+	summaries:   compacttest.Summariser,
+	compactWith: []compact.Option{},
+}, {
+	name:    "a window the system prompt and tools alone fill: one error, no model call",
+	want:    []agent.RunStatus{agent.RunError},
+	turns:   []scripted.Turn{{Text: "never played"}},
+	actions: []action{run(planning.ModeDefault, "hello")},
+	window:  2000,
 }}
 
 // listing is a turn that lists files, with a long text, and whose provider

@@ -81,6 +81,13 @@ type scenario struct {
 	// window, when set, is the model's context window, with a compactor
 	// that keeps the newest 2 messages and summarises with its own model.
 	window int
+	// compactWith, when not nil, replaces the compactor's options; system
+	// is the system prompt (""; the default), setup prepares the workdir
+	// and summaries makes the summariser (nil: one fixed answer).
+	compactWith []compact.Option
+	system      string
+	setup       func(dir string) error
+	summaries   func() *scripted.Provider
 }
 
 func TestBothEnginesAgreeOnEveryPlanningScenario(t *testing.T) {
@@ -162,12 +169,20 @@ func newWorld(t *testing.T, sc scenario) *world {
 	if sc.window > 0 {
 		w.summariser = scripted.New(scripted.Turn{Text: "Goal: list files.\nProgress: listed them."})
 	}
+	if sc.summaries != nil {
+		w.summariser = sc.summaries()
+	}
+	if sc.setup != nil {
+		if err := sc.setup(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return w
 }
 
 // Engine implements durable.Engines; the local side opens its engines the
 // same way.
-func (w *world) Engine(_ context.Context, id string) (*agent.Engine, error) {
+func (w *world) Engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	ws, err := tool.NewWorkspace(w.dir, tool.WithHome(w.home))
 	if err != nil {
 		return nil, err
@@ -187,8 +202,14 @@ func (w *world) Engine(_ context.Context, id string) (*agent.Engine, error) {
 		opts = append(opts, agent.WithHooks(w.hooks))
 	}
 	if w.summariser != nil {
-		opts = append(opts, agent.WithContextWindow(w.sc.window),
-			agent.WithCompactor(compact.New(w.summariser, "m", compact.WithKeepRecent(2))))
+		copts := w.sc.compactWith
+		if copts == nil {
+			copts = []compact.Option{compact.WithKeepRecent(2)}
+		}
+		opts = append(opts, agent.WithContextWindow(w.sc.window), agent.WithCompactor(compact.New(w.summariser, "m", copts...)))
+	}
+	if w.sc.system != "" {
+		opts = append(opts, agent.WithSystemPrompt(w.sc.system))
 	}
 	return agent.New(w.model, opts...)
 }
@@ -205,7 +226,7 @@ func runLocal(t *testing.T, sc scenario) outcome {
 	var eng *agent.Engine
 	open := func() {
 		var err error
-		if eng, err = w.Engine(context.Background(), w.id); err != nil {
+		if eng, err = w.Engine(context.Background(), w.id, durable.Settings{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -44,6 +44,8 @@ const (
 // Input starts a session's workflow.
 type Input struct {
 	SessionID string
+	// Settings are passed to the engines of every step (Engines).
+	Settings Settings
 	// Prompt starts the first run; "" starts with the session's pending
 	// work (a plan awaiting review, or an approved plan to continue).
 	Prompt string
@@ -401,7 +403,7 @@ func (a activitySteps) RoundMode(_ context.Context, mode planning.Mode) planning
 // step runs one activity on the session's task queue and takes in what it
 // returned: its events, the planning status it left and the loop's state.
 func (f *flow) step(activity any, in StepInput, l *driver.Loop) (driver.Result, error) {
-	in.SessionID = f.in.SessionID
+	in.SessionID, in.Settings = f.in.SessionID, f.in.Settings
 	f.steps++
 	ctx := workflow.WithActivityOptions(f.ctx, f.activityOptions())
 	var out StepOutput

@@ -37,7 +37,7 @@ type engines struct {
 	hooks agent.Hooks // nil: none
 }
 
-func (e *engines) Engine(_ context.Context, id string) (*agent.Engine, error) {
+func (e *engines) Engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	ws, err := tool.NewWorkspace(e.dir)
 	if err != nil {
 		return nil, err

@@ -50,14 +50,27 @@ type State struct {
 	Compaction *Compaction `json:"compaction,omitempty"`
 }
 
-// Compaction is a stored summary that stands in for the first Covered
-// messages of the session when building model requests. The messages
+// Compaction is what compaction changed in the session's model requests:
+// a summary that stands in for the first Covered messages, and the tool
+// results up to Elided sent shortened to a line and a note. The messages
 // themselves stay in the store.
 type Compaction struct {
-	Summary      string `json:"summary"`
-	Covered      int    `json:"covered"`
-	BeforeTokens int    `json:"before_tokens"`
-	AfterTokens  int    `json:"after_tokens"`
+	Summary string `json:"summary"`
+	Covered int    `json:"covered"`
+	// Elided is where shortened tool outputs end: the tool results among
+	// messages Covered to Elided-1 are sent as compact.Elide makes them.
+	Elided int `json:"elided,omitempty"`
+	// BeforeTokens and AfterTokens are the estimated size of the history
+	// as sent before and after the latest compaction.
+	BeforeTokens int `json:"before_tokens"`
+	AfterTokens  int `json:"after_tokens"`
+	// Count is the number of compactions so far, Summaries how many of
+	// them had the model summarise (the others only shortened old tool
+	// outputs), and TokensSaved what they took out of the requests in
+	// all: the sum of their BeforeTokens - AfterTokens.
+	Count       int `json:"count"`
+	Summaries   int `json:"summaries"`
+	TokensSaved int `json:"tokens_saved"`
 }
 
 // ListOptions filters List. Zero values mean no filter.

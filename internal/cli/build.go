@@ -355,6 +355,9 @@ type engineOptions struct {
 	// noClaim skips the session lock: a durable workflow's steps run one
 	// at a time, so the workflow is the session's one writer.
 	noClaim bool
+	// contextWindow overrides the configured window (0: none): a durable
+	// workflow's, started with run --context-window.
+	contextWindow int
 }
 
 // setModel makes name the model of the engines opened from now on (the
@@ -412,6 +415,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	}
 	if o.resumeID != "" {
 		opts = append(opts, agent.WithSession(o.resumeID))
+	}
+	if o.contextWindow > 0 {
+		opts = append(opts, agent.WithContextWindow(o.contextWindow))
 	}
 	e, err := agent.New(provider, opts...)
 	var wderr *agent.WorkdirError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -135,6 +136,13 @@ func TestCompactionKeepsActiveTodosAndResumes(t *testing.T) {
 	if before <= after || after <= 0 || comp[0]["fallback"] != nil || comp[0]["note"] != nil {
 		t.Fatalf("compacted = %v, want the numbers and no note (a note is for a failed summary)", comp[0])
 	}
+	// It says why: the request passed the threshold of the window, with
+	// the fixed part every request carries.
+	fixed, _ := comp[0]["fixed_tokens"].(float64)
+	if comp[0]["reason"] != "threshold" || comp[0]["summarised"] != true || comp[0]["context_window"] != float64(compactWindow) ||
+		comp[0]["threshold_tokens"] != float64(compactWindow*8/10) || fixed < 1000 || fixed+before <= float64(compactWindow*8/10) {
+		t.Fatalf("compacted = %v, want why", comp[0])
+	}
 	if texts := r.find("text"); texts[len(texts)-1]["text"] != "Compacted; parsing the config next." {
 		t.Fatalf("the run did not end with the post-compaction turn: %v", texts[len(texts)-1])
 	}
@@ -145,6 +153,12 @@ func TestCompactionKeepsActiveTodosAndResumes(t *testing.T) {
 	c := d.Compaction
 	if c == nil || c.Summary != summary || c.Covered <= 0 || c.Covered >= len(d.Messages) {
 		t.Fatalf("stored compaction = %+v (of %d messages)", c, len(d.Messages))
+	}
+	if c.Count != 1 || c.Summaries != 1 || c.TokensSaved != int(before-after) {
+		t.Fatalf("stored compaction counts = %+v; want one summary that saved %v tokens", c, before-after)
+	}
+	if out := h.run("", "sessions", "show", id).stdout; !strings.Contains(out, fmt.Sprintf("compacted 1× (1 with a summary by the model), ~%d tokens saved\n", int(before-after))) {
+		t.Fatalf("sessions show does not count the compaction:\n%s", out)
 	}
 	if d.Messages[c.Covered].Role == llm.RoleTool {
 		t.Fatalf("the compaction split a tool call from its result at message %d", c.Covered)
@@ -210,5 +224,54 @@ func TestCompactionFallbackWhenSummarisingFails(t *testing.T) {
 	d := h.show(r.find("session")[0]["session_id"].(string))
 	if d.Compaction == nil || !strings.HasSuffix(d.Compaction.Summary, activeTasks) || d.Messages[d.Compaction.Covered].Role == llm.RoleTool {
 		t.Fatalf("stored compaction = %+v", d.Compaction)
+	}
+}
+
+// TestFixedPartOverTheWindowEndsTheRun: a window the system prompt and
+// tools alone fill ends the run with one clear error and exit 1, and no
+// model call.
+func TestFixedPartOverTheWindowEndsTheRun(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [{"text": "never played"}]}`)
+	r := h.run("", "run", "--json", "--context-window", "2000", "-C", h.workdir, "-m", model, "hello")
+	errs := r.find("error")
+	if r.code != 1 || r.last()["status"] != "error" || len(errs) != 1 {
+		t.Fatalf("exit %d, last %v, errors %v\nstderr: %s", r.code, r.last(), errs, r.stderr)
+	}
+	msg, _ := errs[0]["message"].(string)
+	for _, want := range []string{"system prompt and tool definitions alone", "compaction starts at 1600 (80% of the model's 2000-token context window)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error does not say %q: %s", want, msg)
+		}
+	}
+	if n := len(r.find("text")) + len(r.find("usage")) + len(r.find("compacted")); n != 0 {
+		t.Fatalf("%d model answers or compactions; want none:\n%s", n, r.stdout)
+	}
+}
+
+// TestCompactionOnBothEngines runs the compaction session through the
+// binary on the local engine and on the Temporal engine (a worker
+// process): with the same --context-window both compact at the same
+// turns, with the same events.
+func TestCompactionOnBothEngines(t *testing.T) {
+	script := func(h *harness) string {
+		return h.script(compactScript(t, turnJSON{"text": summaryBody}, turnJSON{"text": "Compacted; parsing the config next."}, nil))
+	}
+	run := func(h *harness, engine ...string) []map[string]any {
+		t.Helper()
+		writeCompactFiles(t, h.workdir)
+		args := append([]string{"run", "--json", "--context-window", fmt.Sprint(compactWindow), "-C", h.workdir, "-m", script(h)}, engine...)
+		r := h.run("", append(args, "parse the config")...)
+		if r.code != 0 || r.last()["status"] != "completed" {
+			t.Fatalf("%v: exit %d, last %v\nerrors: %v\nstderr: %s", engine, r.code, r.last(), r.find("error"), r.stderr)
+		}
+		return r.find("compacted")
+	}
+	local := run(newHarness(t))
+	h := newDurableHarness(t)
+	h.worker()
+	remote := run(h.harness, "--engine", "temporal")
+	if len(local) == 0 || !reflect.DeepEqual(local, remote) {
+		t.Fatalf("compacted events differ:\nlocal    %v\nTemporal %v", local, remote)
 	}
 }

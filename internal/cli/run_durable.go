@@ -104,7 +104,10 @@ func durableSession(ctx context.Context, store session.Store, c *config.Config, 
 func durableInput(ctx context.Context, store session.Store, c *config.Config, f *runFlags, sess session.Session, prompt string) (durable.Input, error) {
 	in := durable.Input{SessionID: sess.ID, Prompt: prompt, Mode: sess.Mode, AutoApprove: f.approve == approveAuto,
 		TaskQueue: taskQueue(c), HistoryLen: sess.MessageCount, MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
-		MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout}
+		MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout,
+		// The worker wires the engine from its own config: the window
+		// this run was given (--context-window, context_window) travels.
+		Settings: durable.Settings{ContextWindow: c.ContextWindow}}
 	if f.plan {
 		in.Mode = planning.ModePlan
 	} else if prompt != "" && in.Mode == planning.ModePlan {

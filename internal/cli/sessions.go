@@ -201,6 +201,7 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	if d.Status == "" {
 		d.Status = planning.StatusIdle
 	}
+	d.Compaction = countedCompaction(d.Compaction)
 	d.Checkpoints = []checkpoint.Turn{}
 	if cs, ok := s.(session.CheckpointStore); ok {
 		cps, err := cs.Checkpoints(ctx, sess.ID)
@@ -225,6 +226,9 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 	}
 	if d.TaskDir != "" {
 		fmt.Fprintf(w, "task dir %s\n", d.TaskDir)
+	}
+	if c := d.Compaction; c != nil && c.Count > 0 {
+		fmt.Fprintf(w, "compacted %d× (%d with a summary by the model), ~%d tokens saved\n", c.Count, c.Summaries, c.TokensSaved)
 	}
 	if d.Plan != nil {
 		fmt.Fprintf(w, "\n# Plan: %s\n%s\n", d.Plan.Title, d.Plan.Content)
@@ -280,4 +284,15 @@ func writeJSON(e *env, v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// countedCompaction is c with its counts, for a session compacted before
+// they were kept: its one stored summary counts as one compaction.
+func countedCompaction(c *session.Compaction) *session.Compaction {
+	if c == nil || c.Count > 0 || c.Covered == 0 {
+		return c
+	}
+	n := *c
+	n.Count, n.Summaries, n.TokensSaved = 1, 1, max(c.BeforeTokens-c.AfterTokens, 0)
+	return &n
 }

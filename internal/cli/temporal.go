@@ -61,7 +61,7 @@ func durableServeRunner(e *env, c *config.Config, store session.Store) (server.R
 	}
 	r := durablerunner.New(tc, store, taskQueue(c), durablerunner.WithModel(c.Model),
 		durablerunner.WithLimits(durablerunner.Limits{MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
-			MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout}))
+			MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout, ContextWindow: c.ContextWindow}))
 	note := fmt.Sprintf("harness9 serve: sessions run as durable workflows on task queue %s (Temporal %s); start `harness9 worker` there",
 		taskQueue(c), c.Temporal.Address)
 	return r, note, tc.Close, nil
@@ -137,12 +137,12 @@ type workerEngines struct {
 }
 
 // Engine implements durable.Engines.
-func (w *workerEngines) Engine(ctx context.Context, id string) (*agent.Engine, error) {
+func (w *workerEngines) Engine(ctx context.Context, id string, s durable.Settings) (*agent.Engine, error) {
 	rt, sess, err := w.runtime(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return rt.newEngine(engineOptions{resumeID: sess.ID, noClaim: true})
+	return rt.newEngine(engineOptions{resumeID: sess.ID, noClaim: true, contextWindow: s.ContextWindow})
 }
 
 func (w *workerEngines) runtime(ctx context.Context, id string) (*wiring, session.Session, error) {

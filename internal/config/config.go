@@ -124,8 +124,9 @@ type Config struct {
 	// CompactThreshold is the share of the context window that triggers
 	// compaction (default compact.DefaultThreshold).
 	CompactThreshold float64
-	// KeepRecent is how many of the newest messages compaction keeps
-	// verbatim (default compact.DefaultKeepRecent).
+	// KeepRecent is how many of the newest messages a summary keeps
+	// verbatim at most (default compact.DefaultKeepRecent; fewer when they
+	// do not fit under the low-water mark, never fewer than the last turn).
 	KeepRecent int
 
 	Providers  map[string]Provider

@@ -119,7 +119,7 @@ type Memo struct {
 type Usage struct {
 	Tokens  int // input+output tokens of the call; 0 = unknown
 	HistLen int // messages in the history right after the call's answer
-	Covered int // messages a compaction summary stood in for at the time
+	Covered int // how far compaction had gone at the time (summarised and shortened messages)
 }
 
 // Result is what a step did.

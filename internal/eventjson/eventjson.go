@@ -136,6 +136,10 @@ func Event(ev agent.Event) Object {
 		o = o.Set("rounds", e.Rounds)
 	case agent.Compacted:
 		o = o.Set("before_tokens", e.BeforeTokens, "after_tokens", e.AfterTokens)
+		// Why it happened: the request passed threshold_tokens of
+		// context_window, fixed_tokens of which every request carries.
+		o = o.Set("reason", e.Reason, "summarised", e.Summarised, "elided", e.Elided,
+			"threshold_tokens", e.ThresholdTokens, "context_window", e.ContextWindow, "fixed_tokens", e.FixedTokens)
 		if e.Fallback {
 			// The note says why summarising failed; a successful
 			// compaction needs no words beyond its numbers.

@@ -19,6 +19,10 @@ func TestEventObjects(t *testing.T) {
 		{agent.ToolCall{ID: "1", Name: "x", Input: json.RawMessage(`{"a":`)}, `{"type":"tool_call","id":"1","name":"x","input":"{\"a\":"}`},
 		{agent.PlanSubmitted{Plan: planning.Plan{Title: "t"}}, `{"type":"plan","title":"t","content":"","steps":[]}`},
 		{agent.Done{Status: agent.RunCompleted}, `{"type":"done","status":"completed"}`},
+		{agent.Compacted{BeforeTokens: 3000, AfterTokens: 1500, Summarised: true, Elided: 2, Reason: "threshold", ThresholdTokens: 6400, ContextWindow: 8000, FixedTokens: 4000},
+			`{"type":"compacted","before_tokens":3000,"after_tokens":1500,"reason":"threshold","summarised":true,"elided":2,"threshold_tokens":6400,"context_window":8000,"fixed_tokens":4000}`},
+		{agent.Compacted{BeforeTokens: 3000, AfterTokens: 2000, Summarised: true, Fallback: true, Note: "summarising failed", Reason: "manual"},
+			`{"type":"compacted","before_tokens":3000,"after_tokens":2000,"reason":"manual","summarised":true,"elided":0,"threshold_tokens":0,"context_window":0,"fixed_tokens":0,"fallback":true,"note":"summarising failed"}`},
 		{&agent.ApprovalRequest{Call: llm.ToolCall{ID: "c", Name: "bash"}}, `{"type":"approval_request","id":"c","name":"bash","input":{}}`},
 	}
 	for _, c := range cases {

@@ -73,11 +73,16 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 			ev.Rounds, done, total)})
 	case agent.Compacted:
 		text := fmt.Sprintf("history compacted: ~%d → ~%d tokens", ev.BeforeTokens, ev.AfterTokens)
+		if !ev.Summarised {
+			text = fmt.Sprintf("older tool outputs shortened: ~%d → ~%d tokens", ev.BeforeTokens, ev.AfterTokens)
+		}
 		if ev.Fallback {
 			text += " (fallback: " + ev.Note + ")"
 		}
 		m.note(text)
-		m.ctxTokens = ev.AfterTokens
+		// The status bar shows the whole request: the history and the
+		// system prompt and tools every request carries.
+		m.ctxTokens = ev.AfterTokens + ev.FixedTokens
 	case agent.UsageUpdate:
 		m.tokensIn += ev.Usage.InputTokens
 		m.tokensOut += ev.Usage.OutputTokens

@@ -350,3 +350,25 @@ func TestToolOutputLiveAndExpand(t *testing.T) {
 		t.Error("Ctrl+O again should collapse the output")
 	}
 }
+
+func TestCompactedNotes(t *testing.T) {
+	f := newFake()
+	f.streams["run"] = []agent.Event{
+		agent.UsageUpdate{ContextTokens: 7000, ContextWindow: 8000},
+		agent.Compacted{BeforeTokens: 3000, AfterTokens: 1600, Elided: 1, Reason: "threshold", FixedTokens: 4000},
+		agent.Compacted{BeforeTokens: 3500, AfterTokens: 1500, Summarised: true, Reason: "threshold", FixedTokens: 4000},
+		agent.Done{Status: agent.RunCompleted},
+	}
+	h := newHarness(t, testOptions(f), 100, 30)
+	h.typeText("go")
+	h.key("enter")
+	s := h.screen()
+	for _, want := range []string{"older tool outputs shortened: ~3000 → ~1600 tokens", "history compacted: ~3500 → ~1500 tokens"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if h.m.ctxTokens != 5500 {
+		t.Errorf("context after the compactions = %d tokens; want the history and the fixed part, 5500", h.m.ctxTokens)
+	}
+}

@@ -72,8 +72,9 @@ func (s *State) Read(fn func(history []llm.Message)) {
 
 // Effective is what the model sees: the compaction summary (its Active
 // Tasks block refreshed from the todo list) standing in for the messages it
-// covers, then the rest verbatim. The returned slice must not be appended
-// to in place; its capacity is capped to guarantee it.
+// covers, then the rest verbatim but for the old tool outputs compaction
+// shortened. The returned slice must not be appended to in place; its
+// capacity is capped to guarantee it.
 func (s *State) Effective() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,24 +82,51 @@ func (s *State) Effective() []llm.Message {
 }
 
 func (s *State) effectiveLocked() []llm.Message {
-	if !s.summaryActiveLocked() {
+	if !s.compactedLocked() {
 		return s.history[:len(s.history):len(s.history)]
 	}
-	rest := s.history[s.compaction.Covered:]
-	summary := compact.RefreshActiveTasks(s.compaction.Summary, s.todos)
+	c := s.compaction
+	rest := s.history[c.Covered:]
+	summary := s.summaryLocked()
 	e := &s.eff
-	if e.msgs != nil && e.comp == s.compaction && e.hist == &s.history[0] && e.summary == summary && e.n <= len(rest) {
-		// The same summary over a history that only grew: add the new
-		// messages. Earlier results were returned capped, so appending
-		// never changes what a caller holds.
+	if e.msgs != nil && e.comp == c && e.hist == &s.history[0] && e.summary == summary && e.n <= len(rest) {
+		// The same compaction over a history that only grew: add the new
+		// messages (never shortened: compaction shortens only what the
+		// model has seen). Earlier results were returned capped, so
+		// appending never changes what a caller holds.
 		e.msgs = append(e.msgs, rest[e.n:]...)
 		e.n = len(rest)
 		return e.msgs[:len(e.msgs):len(e.msgs)]
 	}
 	out := make([]llm.Message, 0, len(rest)+1+len(rest)/4+8)
-	out = append(out, compact.SummaryMessage(summary))
-	s.eff = effective{msgs: append(out, rest...), comp: s.compaction, hist: &s.history[0], summary: summary, n: len(rest)}
+	if summary != "" {
+		out = append(out, compact.SummaryMessage(summary))
+	}
+	if e.msgs != nil && e.comp == c && e.hist == &s.history[0] && e.n <= len(rest) {
+		// Only the summary's Active Tasks changed (a todo_write): the
+		// shortened outputs are taken as they are, not made again.
+		prev := e.msgs[len(e.msgs)-e.n:]
+		out = append(append(out, prev...), rest[e.n:]...)
+	} else {
+		elided := min(c.Elided, len(s.history)) - c.Covered
+		for i, m := range rest {
+			if i < elided {
+				m = compact.Elide(m)
+			}
+			out = append(out, m)
+		}
+	}
+	s.eff = effective{msgs: out, comp: c, hist: &s.history[0], summary: summary, n: len(rest)}
 	return s.eff.msgs[:len(s.eff.msgs):len(s.eff.msgs)]
+}
+
+// summaryLocked is the summary message's text as sent, "" when no summary
+// stands in for the start of the history.
+func (s *State) summaryLocked() string {
+	if !s.compactedLocked() || s.compaction.Covered == 0 {
+		return ""
+	}
+	return compact.RefreshActiveTasks(s.compaction.Summary, s.todos)
 }
 
 // effective is the last effective history of a compacted session: while
@@ -117,8 +145,10 @@ type effective struct {
 	n       int // messages of the history after the summary in msgs
 }
 
-// summaryActiveLocked reports whether a stored compaction summary stands in
-// for the start of the history.
-func (s *State) summaryActiveLocked() bool {
-	return s.compaction != nil && s.compaction.Covered > 0 && s.compaction.Covered <= len(s.history)
+// compactedLocked reports whether a stored compaction changes the
+// requests: a summary stands in for the start of the history, or old tool
+// outputs are shortened.
+func (s *State) compactedLocked() bool {
+	c := s.compaction
+	return c != nil && len(s.history) > 0 && c.Covered >= 0 && c.Covered <= len(s.history) && (c.Covered > 0 || c.Elided > 0)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -451,16 +452,29 @@ func TestUsageMark(t *testing.T) {
 	if got := s.ContextTokens("system", nil); got <= 1020 {
 		t.Fatalf("context after a new message = %d, want more than 1020", got)
 	}
-	eff, offset, covered := s.ToCompact()
-	if len(eff) != 3 || offset != 0 || covered != 0 {
-		t.Fatalf("ToCompact = %d messages, %d, %d", len(eff), offset, covered)
+	if sit := s.ToCompact(); len(sit.History) != 3 || sit.Summary != "" || sit.Covered != 0 || sit.Elided != 0 {
+		t.Fatalf("ToCompact = %+v", sit)
 	}
-	s.Compacted(ctx, session.Compaction{Summary: "sum", Covered: 2})
+	s.Compacted(ctx, session.Compaction{Summary: "sum", Covered: 2, Elided: 3})
 	if got := s.ContextTokens("system", nil); got >= 1020 {
 		t.Fatalf("context after compaction = %d, want a fresh estimate", got)
 	}
-	if _, offset, covered := s.ToCompact(); offset != 1 || covered != 2 {
-		t.Fatalf("ToCompact after a compaction = offset %d, covered %d; want 1, 2", offset, covered)
+	if sit := s.ToCompact(); len(sit.History) != 3 || sit.Summary != "sum" || sit.Covered != 2 || sit.Elided != 3 {
+		t.Fatalf("ToCompact after a compaction = %+v; want the summary covering 2, outputs shortened up to 3", sit)
+	}
+
+	// A figure carried from before a compaction (a step on a fresh
+	// engine, after a call that failed) is not taken for the history's
+	// size, even when the compaction only shortened outputs.
+	s.RecordUsage(llm.Usage{InputTokens: 5000}, "system")
+	if err := s.Append(ctx, msg(llm.RoleAssistant, "ok")); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Usage()
+	s.Compacted(ctx, session.Compaction{Summary: "sum", Covered: 2, Elided: 4})
+	s.SetUsage(before)
+	if got := s.ContextTokens("system", nil); got >= 5000 {
+		t.Fatalf("context after a trim, with the earlier figure carried over = %d; want a fresh estimate", got)
 	}
 }
 
@@ -518,7 +532,7 @@ func TestConcurrentAccess(t *testing.T) {
 		s.Read(func(h []llm.Message) { _ = len(h) })
 		if i%20 == 0 {
 			_ = s.History()
-			_, _, _ = s.ToCompact()
+			_ = s.ToCompact()
 		}
 	})
 	for s.Len() < 200 {
@@ -590,5 +604,67 @@ func TestEffectiveHistoryOfACompactedSessionGrowsInPlace(t *testing.T) {
 	got := s.Effective()
 	if len(got) != 42 || got[41].Content != "n39" || got[1].Content != "m6" {
 		t.Fatalf("after 40 more messages: %d messages, last %q", len(got), got[len(got)-1].Content)
+	}
+}
+
+// Old tool outputs a compaction shortened are sent shortened, with or
+// without a summary, and so after a reload; the messages stay whole in the
+// store, and messages added later are sent whole.
+func TestEffectiveHistoryShortensOldOutputs(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	s := started(t, store)
+	big := strings.Repeat("line of a file that was read\n", 40)
+	for i := range 3 {
+		id := fmt.Sprint("c", i)
+		for _, m := range []llm.Message{
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Input: []byte(`{}`)}}},
+			{Role: llm.RoleTool, ToolCallID: id, Name: "read_file", Content: big},
+		} {
+			if err := s.Append(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(s *sessionstate.State, summary bool, whole ...int) {
+		t.Helper()
+		eff := s.Effective()
+		off := 0
+		if summary {
+			off = 1
+			if !strings.HasPrefix(eff[0].Content, "## Goal") {
+				t.Fatalf("no summary first: %q", eff[0].Content)
+			}
+		}
+		for i, m := range eff[off:] {
+			if m.Role != llm.RoleTool {
+				continue
+			}
+			if wantWhole := slices.Contains(whole, i); (m.Content == big) != wantWhole {
+				t.Fatalf("message %d sent whole: %v, want %v (%q)", i, m.Content == big, wantWhole, m.Content)
+			}
+		}
+	}
+	// Outputs shortened, no summary: the first result (index 1).
+	s.Compacted(ctx, session.Compaction{Elided: 2, Count: 1})
+	check(s, false, 3, 5)
+	check(reopened(t, store, s.SessionID()), false, 3, 5)
+	if err := s.Append(ctx, msg(llm.RoleAssistant, "done")); err != nil {
+		t.Fatal(err)
+	}
+	check(s, false, 3, 5)
+	// A summary of the first turn, and the second result shortened.
+	s.Compacted(ctx, session.Compaction{Summary: "## Goal\nread files", Covered: 2, Elided: 4, Count: 2})
+	check(s, true, 3)
+	check(reopened(t, store, s.SessionID()), true, 3)
+	s.TodoStore().Write([]planning.TodoItem{{ID: "1", Content: "port it", Status: planning.TodoPending}})
+	check(s, true, 3)
+	if eff := s.Effective(); !strings.HasSuffix(eff[0].Content, "[ ] port it") {
+		t.Fatalf("the summary does not show the new task: %q", eff[0].Content)
+	}
+	for _, m := range s.History() {
+		if m.Role == llm.RoleTool && m.Content != big {
+			t.Fatalf("a stored result was changed: %q", m.Content)
+		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 type usageMark struct {
 	tokens  int // input+output tokens of the last model call; 0 = unknown
 	histLen int // len(history) right after that call's message
-	covered int // compaction.Covered at that time
+	covered int // how far compaction had gone at that time (coveredLocked)
 }
 
 // UsageMark is the context size a provider last reported, in the form a
@@ -21,7 +21,7 @@ type usageMark struct {
 type UsageMark struct {
 	Tokens  int // input+output tokens of the last model call; 0 = unknown
 	HistLen int // len(history) right after that call's message
-	Covered int // compaction.Covered at that time
+	Covered int // how far compaction had gone at that time: Covered + Elided
 }
 
 // Usage returns the context size a provider last reported.
@@ -43,11 +43,16 @@ func (s *State) SetUsage(m UsageMark) {
 	}
 }
 
+// coveredLocked is how far compaction has gone: the messages a summary
+// stands in for plus where shortened outputs end. Both only grow, so the
+// sum changes with every compaction, a trim that summarised nothing
+// included: a provider's figure from before it no longer measures the
+// history.
 func (s *State) coveredLocked() int {
 	if s.compaction == nil {
 		return 0
 	}
-	return s.compaction.Covered
+	return s.compaction.Covered + s.compaction.Elided
 }
 
 // RecordUsage records a model call's usage, made before its message is
@@ -95,20 +100,23 @@ func (s *State) ContextTokensBound(system string, tools []llm.ToolDef) int {
 	return compact.TokenBound(system, s.effectiveLocked(), tools)
 }
 
-// ToCompact returns what a compaction summarises: the effective history;
-// offset is 1 when its first message is the previous summary, and covered
-// the messages that summary stands in for.
-func (s *State) ToCompact() (effective []llm.Message, offset, covered int) {
+// ToCompact returns what a compaction plans from: the history (the part a
+// summary covers may be placeholders; the slice must not be changed), the
+// summary as sent, and what the stored compaction covers and shortens.
+// The caller adds the fixed part, the window and the measured size.
+func (s *State) ToCompact() compact.Situation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.summaryActiveLocked() {
-		offset, covered = 1, s.compaction.Covered
+	sit := compact.Situation{History: s.history[:len(s.history):len(s.history)]}
+	if s.compactedLocked() {
+		sit.Summary, sit.Covered, sit.Elided = s.summaryLocked(), s.compaction.Covered, s.compaction.Elided
 	}
-	return s.effectiveLocked(), offset, covered
+	return sit
 }
 
-// Compacted stores c as the summary standing in for the start of the
-// history and saves the state. The usage figure is dropped: it measured
+// Compacted stores c as what compaction changed in the requests (the
+// summary standing in for the start of the history, the old outputs
+// shortened) and saves the state. The usage figure is dropped: it measured
 // the history before the summary.
 func (s *State) Compacted(ctx context.Context, c session.Compaction) {
 	s.mu.Lock()

@@ -40,6 +40,9 @@ type Limits struct {
 	// ContinueAfter is the steps a workflow run takes before a long
 	// execution continues as new (0: durable.DefaultContinueAfter).
 	ContinueAfter int
+	// ContextWindow is the window the workers' engines use (0: their own
+	// setting).
+	ContextWindow int
 }
 
 // Runner starts and follows sessions' workflows.
@@ -143,7 +146,7 @@ func (s *Session) input(ctx context.Context) (durable.Input, error) {
 	l := s.r.limits
 	return durable.Input{SessionID: s.id, TaskQueue: s.r.queue, HistoryLen: stored.MessageCount, Mode: stored.Mode,
 		MaxTurns: l.MaxTurns, StallThreshold: l.StallThreshold, MaxRounds: l.MaxRounds, HeartbeatTimeout: l.HeartbeatTimeout,
-		ContinueAfter: l.ContinueAfter}, nil
+		ContinueAfter: l.ContinueAfter, Settings: durable.Settings{ContextWindow: l.ContextWindow}}, nil
 }
 
 // start starts a workflow run; its events are played from 0.

@@ -59,7 +59,7 @@ type engines struct {
 	model llm.Provider
 }
 
-func (e *engines) Engine(ctx context.Context, id string) (*agent.Engine, error) {
+func (e *engines) Engine(ctx context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	s, err := e.store.Get(ctx, id)
 	if err != nil {
 		return nil, err
