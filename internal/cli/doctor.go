@@ -268,10 +268,10 @@ func checkSandbox(_ context.Context, d *doctorRun) (string, string) {
 		return checkWarn, "not enforced: " + s.Reason + "; " + planBashNote(d.cfg) + "; Default mode asks before each bash call"
 	}
 	detail := fmt.Sprintf("Landlock ABI %d: enforced for every bash call", s.ABI)
-	if sandbox.Namespaces() {
-		detail += "; PID and network namespaces end leftover processes and all networking"
+	if ok, why := sandbox.ProbeNamespaces(); ok {
+		detail += fmt.Sprintf("; regime: %s — %s", sandbox.RegimeNamespaces, sandbox.RegimeNamespaces.Guarantees())
 	} else {
-		detail += "; no namespaces here (needs CAP_SYS_ADMIN): only TCP is denied, and a process that starts its own session can outlive its call"
+		detail += fmt.Sprintf("; regime: %s (%s) — %s", sandbox.RegimeNoNamespaces, why, sandbox.RegimeNoNamespaces.Guarantees())
 	}
 	return checkOK, detail
 }

@@ -1,0 +1,51 @@
+package sandbox
+
+import "time"
+
+// Limits bound the resources of one confined command. A zero field means
+// no limit of that kind.
+type Limits struct {
+	// Processes is how many processes and threads the command may have at
+	// once: a fork flood fails at the limit instead of filling the
+	// machine. With user namespaces the kernel counts the command's own
+	// tasks only (RLIMIT_NPROC in the user namespace; for root, whom
+	// RLIMIT_NPROC does not bind, the PID namespace's pid_max on Linux 6.14
+	// and later, which cannot go below 300). Without them RLIMIT_NPROC
+	// counts every task of the user, so the limit is set that many above
+	// what the machine runs when the command starts, and root is not
+	// limited at all.
+	Processes int
+	// FileSize is the largest file, in bytes, the command may write
+	// (RLIMIT_FSIZE); a write past it fails with EFBIG.
+	FileSize int64
+	// CPUTime is the processor time each process of the command may use
+	// (RLIMIT_CPU), all its threads together; a process past it is killed.
+	CPUTime time.Duration
+}
+
+// The default limits are high enough for `go test ./...` of a large module
+// (a parallel build with many threads per compiler) and low enough to
+// stop a fork flood and a runaway writer before they hurt the machine.
+const (
+	DefaultProcesses = 4096
+	DefaultFileSize  = 8 << 30 // 8 GiB
+	DefaultCPUTime   = time.Hour
+)
+
+// DefaultLimits are the limits of a sandbox made without WithLimits.
+func DefaultLimits() Limits {
+	return Limits{Processes: DefaultProcesses, FileSize: DefaultFileSize, CPUTime: DefaultCPUTime}
+}
+
+// WithLimits sets the resource limits of every command the sandbox starts
+// (DefaultLimits otherwise; the zero Limits is no limit at all).
+func WithLimits(l Limits) Option {
+	return func(s *Sandbox) { s.limits = l }
+}
+
+// WithCommandLimits replaces the sandbox's limits for one command: a
+// long-lived helper (an MCP server) that would use more processor time
+// over a session than one command should.
+func WithCommandLimits(l Limits) StartOption {
+	return func(o *startOptions) { o.limits = &l }
+}
