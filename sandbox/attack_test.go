@@ -258,4 +258,3 @@ func TestWorkdirIsHome(t *testing.T) {
 		t.Error("an existing file of a home workdir is not writable")
 	}
 }
-

@@ -77,9 +77,15 @@ func attack(mode string, args []string) int {
 
 type uringParams struct {
 	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFd uint32
-	resv                                                                 [3]uint32
-	sqOff                                                                struct{ head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32; userAddr uint64 }
-	cqOff                                                                struct{ head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32; userAddr uint64 }
+	resv                                                                   [3]uint32
+	sqOff                                                                  struct {
+		head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+		userAddr                                                        uint64
+	}
+	cqOff struct {
+		head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+		userAddr                                                        uint64
+	}
 }
 
 type sqe struct {
