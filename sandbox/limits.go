@@ -20,6 +20,7 @@ type Limits struct {
 	FileSize int64
 	// CPUTime is the processor time each process of the command may use
 	// (RLIMIT_CPU), all its threads together; a process past it is killed.
+	// A LongLived process (a server that lives for the session) has none.
 	CPUTime time.Duration
 }
 
@@ -43,9 +44,7 @@ func WithLimits(l Limits) Option {
 	return func(s *Sandbox) { s.limits = l }
 }
 
-// WithCommandLimits replaces the sandbox's limits for one command: a
-// long-lived helper (an MCP server) that would use more processor time
-// over a session than one command should.
+// WithCommandLimits replaces the sandbox's limits for one command.
 func WithCommandLimits(l Limits) StartOption {
 	return func(o *startOptions) { o.limits = &l }
 }

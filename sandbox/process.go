@@ -98,6 +98,10 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 		git = s.guardGit(so.longLived)
 	}
 	limits := s.limits
+	if so.longLived {
+		// CPU time is meant for one command, not a server's session.
+		limits.CPUTime = 0
+	}
 	if so.limits != nil {
 		limits = *so.limits
 	}

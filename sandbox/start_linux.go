@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -37,14 +38,21 @@ var probeNamespaces = sync.OnceValues(func() (bool, string) {
 	cmd.Args = []string{helperArg0, `{"mode":"` + modeProbe + `"}`}
 	cmd.SysProcAttr = namespaceAttr(false)
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		why := strings.TrimSpace(strings.TrimPrefix(stderr.String(), "harness9 sandbox: "))
-		if why == "" {
-			why = err.Error()
-		}
-		return false, "the kernel refused new user namespaces for commands (" + why + ")"
+	err := cmd.Run()
+	switch {
+	case err == nil:
+		return true, ""
+	case errors.Is(err, syscall.ENOSPC):
+		return false, "the kernel refused new user namespaces for commands (user.max_user_namespaces is 0 here)"
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		return false, "the kernel refused new user namespaces for commands (unprivileged user namespaces are switched off: " +
+			"kernel.unprivileged_userns_clone, AppArmor's apparmor_restrict_unprivileged_userns, or a container's seccomp profile)"
 	}
-	return true, ""
+	why := strings.TrimSpace(strings.TrimPrefix(stderr.String(), "harness9 sandbox: "))
+	if why == "" {
+		why = err.Error()
+	}
+	return false, "the kernel refused new user namespaces for commands (" + why + ")"
 })
 
 // config is the Landlock configuration of a policy: every filesystem right
