@@ -23,6 +23,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == attackArg {
 		os.Exit(attack(os.Args[2], os.Args[3:]))
 	}
+	// As harness9 does at start: the tests run the sandbox from a process
+	// that other processes of the user cannot read.
+	if err := ProtectSelf(); err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 

@@ -40,12 +40,37 @@ const (
 // argument, followed by the command's path and argv.
 type helperSpec struct {
 	Mode     string     `json:"mode"`
+	Map      *idMap     `json:"map,omitempty"` // a user's ids, mapped by the helper
 	Ruleset  int        `json:"ruleset"`            // Landlock ruleset fd
 	Restrict uint32     `json:"restrict,omitempty"` // landlock_restrict_self flags
 	Proc     bool       `json:"proc,omitempty"`     // grant reading the fresh /proc
 	Keep     []uintptr  `json:"keep,omitempty"`     // capabilities the command keeps (root)
 	Filter   filterSpec `json:"filter"`
 	Limits   rlimits    `json:"limits"`
+}
+
+// idMap is the one uid and gid a user's helper maps to themselves.
+type idMap struct {
+	UID int `json:"uid"`
+	GID int `json:"gid"`
+}
+
+// mapSelf writes the helper's own id maps: an unprivileged process may map
+// its own uid and gid (and only those) into a user namespace it created.
+func mapSelf(m *idMap) error {
+	if m == nil {
+		return nil
+	}
+	for _, w := range []struct{ file, line string }{
+		{"/proc/self/setgroups", "deny"}, // required before an unprivileged gid_map
+		{"/proc/self/gid_map", fmt.Sprintf("%d %d 1", m.GID, m.GID)},
+		{"/proc/self/uid_map", fmt.Sprintf("%d %d 1", m.UID, m.UID)},
+	} {
+		if err := os.WriteFile(w.file, []byte(w.line), 0); err != nil {
+			return fmt.Errorf("mapping ids in the user namespace: %w", err)
+		}
+	}
+	return nil
 }
 
 // rlimits are Limits as the kernel takes them.
@@ -84,7 +109,9 @@ func helperMain(args []string) int {
 	var err error
 	switch spec.Mode {
 	case modeProbe:
-		err = mountProc()
+		if err = mapSelf(spec.Map); err == nil {
+			err = mountProc()
+		}
 	case modeExec:
 		if len(args) < 3 {
 			return helperFail(errors.New("no command"))
@@ -116,6 +143,9 @@ func helperFail(err error) int {
 // network) namespaces: it mounts a /proc that shows only the command's
 // processes, confines this thread and executes the command.
 func execConfined(spec helperSpec, path string, argv []string) error {
+	if err := mapSelf(spec.Map); err != nil {
+		return err
+	}
 	if err := mountProc(); err != nil {
 		return err
 	}

@@ -34,11 +34,15 @@ func ProbeNamespaces() (bool, string) { return probeNamespaces() }
 
 var probeNamespaces = sync.OnceValues(func() (bool, string) {
 	var stderr bytes.Buffer
+	spec, err := json.Marshal(helperSpec{Mode: modeProbe, Map: selfMap()})
+	if err != nil {
+		return false, err.Error()
+	}
 	cmd := exec.Command(selfExe)
-	cmd.Args = []string{helperArg0, `{"mode":"` + modeProbe + `"}`}
+	cmd.Args = []string{helperArg0, string(spec)}
 	cmd.SysProcAttr = namespaceAttr(false)
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err = cmd.Run()
 	switch {
 	case err == nil:
 		return true, ""
@@ -117,6 +121,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 	if ns {
 		spec.Mode = modeExec
 		spec.Proc = true
+		spec.Map = selfMap()
 		if os.Geteuid() == 0 {
 			spec.Keep = rootKeeps
 		}
@@ -156,11 +161,15 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 // administration and the rest are dropped.
 var rootKeeps = []uintptr{unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID}
 
-// namespaceAttr creates the command's namespaces. A user keeps its own
-// uid and gid inside (files it creates are its own; `id` is unchanged)
-// and the helper gets CAP_SYS_ADMIN in the new user namespace, as an
-// ambient capability, only to mount /proc; root's ids are all mapped to
-// themselves, so files keep their owners.
+// namespaceAttr creates the command's namespaces. Root's ids are all
+// mapped to themselves, so files keep their owners. A user keeps its own
+// uid and gid inside (files it creates are its own; `id` is unchanged);
+// the helper maps them itself (selfMap) and gets CAP_SYS_ADMIN in the new
+// user namespace, as an ambient capability, for that and to mount /proc.
+// (Go's own mapping is written by the parent into the child's
+// /proc/PID/uid_map, which a user cannot open once the harness has made
+// itself undumpable, ProtectSelf: the child's /proc files belong to root
+// until it executes the helper.)
 func namespaceAttr(network bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{
 		Setsid:     true,
@@ -170,16 +179,23 @@ func namespaceAttr(network bool) *syscall.SysProcAttr {
 		// Only a loopback device, down: nothing to reach.
 		attr.Cloneflags |= unix.CLONE_NEWNET
 	}
-	uid, gid := os.Geteuid(), os.Getegid()
-	if uid == 0 {
+	if os.Geteuid() == 0 {
 		attr.UidMappings = identityMap("/proc/self/uid_map")
 		attr.GidMappings = identityMap("/proc/self/gid_map")
 		return attr
 	}
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
 	return attr
+}
+
+// selfMap is the mapping a user's helper writes for itself: its uid and
+// gid to themselves. Root's is written by Go (nil here).
+func selfMap() *idMap {
+	uid, gid := os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		return nil
+	}
+	return &idMap{UID: uid, GID: gid}
 }
 
 // identityMap maps every id this process's user namespace knows to itself

@@ -98,13 +98,9 @@ func forkConfined(spec helperSpec, path string, argv []string) (int, error) {
 // reaches all of them, also those forked while the previous round was
 // being killed.
 func killDescendants(pid int) {
-	for {
-		reapExited()
+	for reapExited() {
 		kids := children(pid)
 		if len(kids) == 0 {
-			if _, err := unix.Wait4(-1, nil, unix.WNOHANG, nil); err == unix.ECHILD {
-				return
-			}
 			time.Sleep(time.Millisecond) // a child the listing did not show yet
 			continue
 		}
@@ -116,15 +112,17 @@ func killDescendants(pid int) {
 	}
 }
 
-// reapExited reaps every child that has exited, without blocking.
-func reapExited() {
+// reapExited reaps every child that has exited, without blocking, and
+// reports whether any child is left.
+func reapExited() bool {
 	for {
 		got, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil || got <= 0 {
-			return
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
+			return err != unix.ECHILD
+		case got == 0:
+			return true
 		}
 	}
 }
