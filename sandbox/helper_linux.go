@@ -40,7 +40,7 @@ const (
 // argument, followed by the command's path and argv.
 type helperSpec struct {
 	Mode     string     `json:"mode"`
-	Map      *idMap     `json:"map,omitempty"` // a user's ids, mapped by the helper
+	Map      *idMap     `json:"map,omitempty"`      // a user's ids, mapped by the helper
 	Ruleset  int        `json:"ruleset"`            // Landlock ruleset fd
 	Restrict uint32     `json:"restrict,omitempty"` // landlock_restrict_self flags
 	Proc     bool       `json:"proc,omitempty"`     // grant reading the fresh /proc
