@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The test binary doubles as the attacker: copied into a workdir and run
@@ -66,6 +68,9 @@ func attack(mode string, args []string) int {
 	case "scan": // YRANAC (reversed, so no command line holds it): search every
 		// visible process's environment and memory for CANARY
 		return scan(reverse(args[0]))
+	case "shm": // ID: read a System V shared memory segment of another program
+		id, _ := strconv.Atoi(args[0])
+		return shmRead(id)
 	case "protected": // sleep as a process that called ProtectSelf
 		if err := ProtectSelf(); err != nil {
 			fmt.Println(err)
@@ -76,6 +81,16 @@ func attack(mode string, args []string) int {
 	}
 	fmt.Println("unknown attack", mode)
 	return 2
+}
+
+func shmRead(id int) int {
+	mem, err := unix.SysvShmAttach(id, 0, unix.SHM_RDONLY)
+	if err != nil {
+		fmt.Println("shmat:", err)
+		return 1
+	}
+	fmt.Printf("read %q\n", mem[:32])
+	return 0
 }
 
 // A minimal io_uring client: setup, the rings mapped, one SQE submitted
