@@ -15,7 +15,8 @@ import (
 
 // Whatever a command starts ends with it: background jobs, processes that
 // start sessions of their own (setsid -f), daemons that double-fork, and
-// a flood of them.
+// a flood of them. They are gone when the command has been waited for,
+// before Cleanup: the PID namespace's end, or the helper, ended them.
 func TestNothingOutlivesTheCall(t *testing.T) {
 	eachRegime(t, func(t *testing.T, opts ...Option) {
 		w := newWorld(t, opts...)
@@ -30,9 +31,25 @@ func TestNothingOutlivesTheCall(t *testing.T) {
 				"setsid sh -c 'setsid sleep " + marker + " &' &",
 				"for i in $(seq 40); do setsid -f sh -c 'sleep " + marker + " & sleep " + marker + "'; done",
 			} {
-				w.run(t, p, c)
+				cmd := exec.Command("bash", "-c", c+"\nsleep 0.2\npgrep -c -x sleep")
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				cmd.WaitDelay = time.Second // a leftover holding the output open
+				proc, err := w.sb.Start(cmd, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd.Wait()
+				left := processesWith("sleep " + marker)
+				proc.Cleanup()
+				if n, _ := strconv.Atoi(strings.TrimSpace(out.String())); n == 0 && p == WorkspaceWrite {
+					t.Errorf("%v %q: the command's processes did not start:\n%s", p, c, out.String())
+				}
+				if len(left) > 0 {
+					t.Errorf("%v %q left processes %v running after the command", p, c, left)
+				}
 				if pids := processesWith("sleep " + marker); len(pids) > 0 {
-					t.Errorf("%v %q left processes %v running", p, c, pids)
+					t.Errorf("%v %q left processes %v running after Cleanup", p, c, pids)
 					exec.Command("pkill", "-f", "sleep "+marker).Run()
 				}
 			}
