@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/harness9/harness9/sandbox/internal/helper"
 )
 
 // Without namespaces each command's helper is its subreaper and ends what
@@ -69,7 +71,7 @@ func endEscapees() {
 	own := seccompFilters(self)
 	for {
 		var found []int
-		for _, k := range children(self) {
+		for _, k := range helper.Children(self) {
 			if !tracked.live[k] && seccompFilters(k) > own {
 				found = append(found, k)
 			}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/sandbox/internal/helper"
 )
 
 // A fork flood is stopped at the process limit, not only ended with the
@@ -28,7 +32,7 @@ func TestForkFloodStopped(t *testing.T) {
 			allowed += tasksNow(t) + 50
 		case os.Geteuid() == 0:
 			// Root is bound by its PID namespace's pid_max, at least 301.
-			allowed = max(limit, minPIDMax-1)
+			allowed = max(limit, helper.MinPIDMax-1)
 		}
 		attempts := allowed + 200
 		for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
@@ -47,9 +51,9 @@ func TestForkFloodStopped(t *testing.T) {
 	})
 }
 
-// tasksNow is the machine's task count (see runningTasks).
+// tasksNow is the machine's task count (see helper.RunningTasks).
 func tasksNow(t *testing.T) int {
-	n := int(runningTasks())
+	n := int(helper.RunningTasks())
 	if n == 0 {
 		t.Skip("no /proc/loadavg")
 	}

@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -65,7 +64,7 @@ type insn struct {
 // always refuses (other architectures' system calls, io_uring).
 type filterSpec struct {
 	// Metadata refuses metadataSyscalls (ReadOnly).
-	Metadata bool `json:"metadata,omitempty"`
+	Metadata bool
 	// Sockets limits socket(2) to the families a command without network
 	// may use: AF_NETLINK (local), and AF_INET/AF_INET6 only with Inet.
 	// AF_UNIX is refused (Landlock before ABI 9 does not check connect(2)
@@ -74,10 +73,10 @@ type filterSpec struct {
 	// outside the sandbox; socketpair stays allowed: its ends have no
 	// address), and so is every other family (AF_VSOCK reaches the
 	// hypervisor, AF_PACKET and the rest reach devices).
-	Sockets bool `json:"sockets,omitempty"`
+	Sockets bool
 	// Inet allows AF_INET and AF_INET6 sockets under Sockets: the command
 	// has a network namespace of its own with nothing in it.
-	Inet bool `json:"inet,omitempty"`
+	Inet bool
 }
 
 // filter is a classic BPF program for seccomp:
@@ -144,15 +143,9 @@ func jump(i, target int, at map[int]int) uint8 {
 	return uint8(at[target] - i - 1)
 }
 
-// installFilter installs the filter on the calling thread only (no TSYNC):
-// the harness keeps its own system calls, and what the thread executes or
-// forks inherits the filter. no_new_privs must already be set.
-func installFilter(spec filterSpec) error {
+// filterBytes is the filter as the kernel reads it (struct sock_filter
+// entries), for the helper to install on its thread.
+func filterBytes(spec filterSpec) []byte {
 	prog := filter(spec)
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return fmt.Errorf("sandbox: seccomp: %w", errno)
-	}
-	return nil
+	return unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0])))
 }

@@ -5,7 +5,6 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	"golang.org/x/sys/unix"
+
+	"github.com/harness9/harness9/sandbox/internal/helper"
 )
 
 // selfExe starts the helper: the running program's own file, whatever has
@@ -34,15 +35,13 @@ func ProbeNamespaces() (bool, string) { return probeNamespaces() }
 
 var probeNamespaces = sync.OnceValues(func() (bool, string) {
 	var stderr bytes.Buffer
-	spec, err := json.Marshal(helperSpec{Mode: modeProbe, Map: selfMap()})
-	if err != nil {
-		return false, err.Error()
-	}
+	spec := helper.Spec{Mode: helper.ModeProbe}
+	spec.UID, spec.GID = selfMap()
 	cmd := exec.Command(selfExe)
-	cmd.Args = []string{helperArg0, string(spec)}
+	cmd.Args = []string{helper.Arg0, spec.Encode()}
 	cmd.SysProcAttr = namespaceAttr(false)
 	cmd.Stderr = &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	switch {
 	case err == nil:
 		return true, ""
@@ -91,7 +90,7 @@ func rules(gs []grant) []landlock.Rule {
 	return out
 }
 
-// start starts cmd confined by p, through the helper (helper_linux.go):
+// start starts cmd confined by p, through the helper (internal/helper):
 // the harness builds the Landlock ruleset and passes it to the helper as
 // an inherited file; the harness itself enters nothing.
 func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, limits Limits) (Regime, error) {
@@ -110,29 +109,27 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 
 	regime := s.Regime()
 	ns := regime == RegimeNamespaces
-	spec := helperSpec{
-		Mode:     modeSupervise,
+	spec := helper.Spec{
+		Mode:     helper.ModeSupervise,
 		Restrict: flags,
+		UID:      -1,
+		GID:      -1,
 		// Without the network a command may still create AF_INET sockets
 		// in a network namespace of its own, which has nothing to reach.
-		Filter: filterSpec{Metadata: p == ReadOnly, Sockets: !network, Inet: ns},
+		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !network, Inet: ns}),
 		Limits: limits.rlimits(!ns),
 	}
 	if ns {
-		spec.Mode = modeExec
+		spec.Mode = helper.ModeExec
 		spec.Proc = true
-		spec.Map = selfMap()
+		spec.UID, spec.GID = selfMap()
 		if os.Geteuid() == 0 {
 			spec.Keep = rootKeeps
 		}
 	}
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
 	spec.Ruleset = 2 + len(cmd.ExtraFiles)
-	b, err := json.Marshal(spec)
-	if err != nil {
-		return 0, fmt.Errorf("sandbox: %w", err)
-	}
-	cmd.Args = append([]string{helperArg0, string(b), cmd.Path}, cmd.Args...)
+	cmd.Args = append([]string{helper.Arg0, spec.Encode(), cmd.Path}, cmd.Args...)
 	cmd.Path = selfExe
 
 	attr := cmd.SysProcAttr
@@ -159,7 +156,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 // user namespace: those of file permissions, so that root's commands can
 // still write a workdir another user owns. Mounting, tracing, network
 // administration and the rest are dropped.
-var rootKeeps = []uintptr{unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID}
+var rootKeeps = []uint{unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID}
 
 // namespaceAttr creates the command's namespaces. Root's ids are all
 // mapped to themselves, so files keep their owners. A user keeps its own
@@ -188,14 +185,14 @@ func namespaceAttr(network bool) *syscall.SysProcAttr {
 	return attr
 }
 
-// selfMap is the mapping a user's helper writes for itself: its uid and
-// gid to themselves. Root's is written by Go (nil here).
-func selfMap() *idMap {
-	uid, gid := os.Geteuid(), os.Getegid()
+// selfMap is the uid and gid a user's helper maps to themselves (Go writes
+// root's mapping: -1, -1).
+func selfMap() (uid, gid int) {
+	uid, gid = os.Geteuid(), os.Getegid()
 	if uid == 0 {
-		return nil
+		return -1, -1
 	}
-	return &idMap{UID: uid, GID: gid}
+	return uid, gid
 }
 
 // identityMap maps every id this process's user namespace knows to itself
@@ -219,8 +216,8 @@ func identityMap(file string) []syscall.SysProcIDMap {
 
 // rlimits converts l for the helper; above counts processes above the
 // machine's current tasks (no user namespace of its own to count in).
-func (l Limits) rlimits(above bool) rlimits {
-	r := rlimits{Above: above}
+func (l Limits) rlimits(above bool) helper.Limits {
+	r := helper.Limits{Above: above}
 	if l.Processes > 0 {
 		r.Processes = uint64(l.Processes)
 	}

@@ -1,9 +1,8 @@
 //go:build linux
 
-package sandbox
+package helper
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
@@ -11,9 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // supervise is the helper without namespaces: it stays outside the
@@ -23,11 +19,11 @@ import (
 // its descendant, forks the command from a confined thread, and once the
 // command has exited kills every descendant left. It exits as the command
 // did.
-func supervise(spec helperSpec, path string, argv []string) int {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return helperFail(fmt.Errorf("prctl(PR_SET_CHILD_SUBREAPER): %w", err))
+func supervise(spec Spec, path string, argv []string) int {
+	if err := prctl(prSetChildSubreaper, 1); err != nil {
+		return fail(wrap("prctl(PR_SET_CHILD_SUBREAPER)", err))
 	}
-	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	_ = prctl(prSetDumpable, 0)
 	// The harness's SIGTERM on a timeout reaches the whole group: the
 	// command decides what to do with it, the helper must live to clean up.
 	// (Handled, not ignored: an ignored signal would stay ignored in the
@@ -39,28 +35,30 @@ func supervise(spec helperSpec, path string, argv []string) int {
 		}
 	}()
 	if err := setLimits(spec.Limits); err != nil {
-		return helperFail(err)
+		return fail(err)
 	}
 	pid, err := forkConfined(spec, path, argv)
 	if err != nil {
-		return helperFail(fmt.Errorf("%s: %w", path, err))
+		return fail(wrap(path, err))
 	}
-	var status unix.WaitStatus
+	var status syscall.WaitStatus
 	for {
-		got, err := unix.Wait4(-1, &status, 0, nil)
-		if err == unix.EINTR {
+		got, err := syscall.Wait4(-1, &status, 0, nil)
+		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
-			return helperFail(fmt.Errorf("waiting for the command: %w", err))
+			return fail(wrap("waiting for the command", err))
 		}
 		if got == pid {
 			break
 		}
 	}
-	killDescendants(os.Getpid())
+	KillDescendants(os.Getpid())
 	if status.Signaled() {
+		signal.Reset(status.Signal())
 		dieBySignal(status.Signal())
+		return 128 + int(status.Signal()) // a signal that does not end a process
 	}
 	return status.ExitStatus()
 }
@@ -69,7 +67,7 @@ func supervise(spec helperSpec, path string, argv []string) int {
 // Landlock domain and the seccomp filter first and is never given back to
 // the Go scheduler (the runtime ends a locked thread whose goroutine
 // returns), so the helper itself stays unconfined.
-func forkConfined(spec helperSpec, path string, argv []string) (int, error) {
+func forkConfined(spec Spec, path string, argv []string) (int, error) {
 	files := []uintptr{0, 1, 2}
 	for fd := 3; fd < spec.Ruleset; fd++ { // the caller's ExtraFiles come before the ruleset
 		files = append(files, uintptr(fd))
@@ -92,23 +90,23 @@ func forkConfined(spec helperSpec, path string, argv []string) (int, error) {
 	return r.pid, r.err
 }
 
-// killDescendants kills every descendant of pid, which must be a child
+// KillDescendants kills every descendant of pid, which must be a child
 // subreaper (and the caller, since it reaps them): orphans come back to it
 // as their parents die, so killing its children until none is left
 // reaches all of them, also those forked while the previous round was
 // being killed.
-func killDescendants(pid int) {
+func KillDescendants(pid int) {
 	for reapExited() {
-		kids := children(pid)
+		kids := Children(pid)
 		if len(kids) == 0 {
 			time.Sleep(time.Millisecond) // a child the listing did not show yet
 			continue
 		}
 		for _, k := range kids {
-			_ = unix.Kill(k, unix.SIGKILL)
+			_ = syscall.Kill(k, syscall.SIGKILL)
 		}
 		// Block until one of them is gone, so that every round progresses.
-		unix.Wait4(-1, nil, 0, nil)
+		syscall.Wait4(-1, nil, 0, nil)
 	}
 }
 
@@ -116,26 +114,27 @@ func killDescendants(pid int) {
 // reports whether any child is left.
 func reapExited() bool {
 	for {
-		got, err := unix.Wait4(-1, nil, unix.WNOHANG, nil)
+		got, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
 		switch {
-		case err == unix.EINTR:
+		case err == syscall.EINTR:
 		case err != nil:
-			return err != unix.ECHILD
+			return err != syscall.ECHILD
 		case got == 0:
 			return true
 		}
 	}
 }
 
-// children lists pid's living and zombie children: each thread's children
+// Children lists pid's living and zombie children: each thread's children
 // file where the kernel has them, else a scan of every process's parent.
-func children(pid int) []int {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+func Children(pid int) []int {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
 	if err == nil {
 		var out []int
 		found := false
 		for _, t := range tasks {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+			b, err := os.ReadFile(dir + t.Name() + "/children")
 			if err != nil {
 				continue
 			}
@@ -171,7 +170,7 @@ func childrenByScan(pid int) []int {
 
 // parentOf reads a process's parent from /proc/PID/stat (-1 when gone).
 func parentOf(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return -1
 	}
@@ -189,23 +188,4 @@ func parentOf(pid int) int {
 		return -1
 	}
 	return ppid
-}
-
-// dieBySignal ends the helper with the signal that ended the command, so
-// the harness sees what the command's own parent would have seen: the
-// handler is reset to the default (the Go runtime's would intercept it)
-// and the signal unblocked, then sent to this thread.
-func dieBySignal(sig syscall.Signal) {
-	signal.Reset(sig)
-	var sa struct {
-		handler  uintptr
-		flags    uint64
-		restorer uintptr
-		mask     uint64
-	}
-	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&sa)), 0, 8, 0, 0)
-	mask := uint64(1) << (uint(sig) - 1)
-	unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_UNBLOCK, uintptr(unsafe.Pointer(&mask)), 0, 8, 0, 0)
-	_ = unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
-	os.Exit(128 + int(sig)) // not reached unless the signal does not end a process
 }
