@@ -29,16 +29,8 @@ func TestNoNetwork(t *testing.T) {
 			"python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"leak\", (\"127.0.0.1\", " + port4 + "))'",
 			"python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).sendto(b\"leak\", (\"::1\", " + port6 + "))'",
 		}
-		for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
-			for _, c := range attacks {
-				w.run(t, p, c)
-			}
-		}
-		select {
-		case <-w.conns:
-			t.Error("a confined command connected to a loopback listener")
-		case <-time.After(200 * time.Millisecond):
-		}
+		w.runUnderBoth(t, attacks...)
+		silent(t, w.conns, "a confined command connected to a loopback listener")
 		if got := udp4.received(); got != "" {
 			t.Errorf("a confined command sent a UDP datagram over IPv4: %q", got)
 		}
@@ -65,11 +57,7 @@ func TestNetworkAllowedForWorkspaceWrite(t *testing.T) {
 			t.Errorf("UDP with the network allowed: got %q", got)
 		}
 		w.run(t, ReadOnly, "echo hi > /dev/tcp/127.0.0.1/"+w.port())
-		select {
-		case <-w.conns:
-			t.Error("ReadOnly connected although only WorkspaceWrite has the network")
-		case <-time.After(200 * time.Millisecond):
-		}
+		silent(t, w.conns, "ReadOnly connected although only WorkspaceWrite has the network")
 	})
 }
 
@@ -89,11 +77,7 @@ func TestNetworkAccessPerCommand(t *testing.T) {
 	}
 	w.run(t, WorkspaceWrite, dial)
 	w.run(t, ReadOnly, dial, WithNetworkAccess())
-	select {
-	case <-w.conns:
-		t.Error("a command without network access connected")
-	case <-time.After(200 * time.Millisecond):
-	}
+	silent(t, w.conns, "a command without network access connected")
 }
 
 // A socket file is a door out of any sandbox: the user's D-Bus or systemd
@@ -109,16 +93,8 @@ func TestNoUnixSocketConnections(t *testing.T) {
 			"curl -s -m 2 --unix-socket " + sock + " http://x/",
 			"/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"" + sock + "\")'",
 		}
-		for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
-			for _, c := range attacks {
-				w.run(t, p, c)
-			}
-		}
-		select {
-		case <-got:
-			t.Fatal("a confined command connected to a socket file outside the sandbox")
-		case <-time.After(200 * time.Millisecond):
-		}
+		w.runUnderBoth(t, attacks...)
+		silent(t, got, "a confined command connected to a socket file outside the sandbox")
 		// Pipes and socketpairs between the command's own processes still work.
 		out, err := w.run(t, ReadOnly, "echo piped | cat; /usr/bin/python3 -c 'import socket; a,b=socket.socketpair(); a.send(b\"pair\"); print(b.recv(4).decode())' 2>/dev/null || echo pair")
 		if err != nil || !strings.Contains(out, "piped") || !strings.Contains(out, "pair") {

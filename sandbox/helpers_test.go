@@ -219,3 +219,24 @@ func (u *udpCanary) received() string {
 	}
 	return string(buf[:n])
 }
+
+// runUnderBoth runs every command under both policies.
+func (w *world) runUnderBoth(t *testing.T, commands ...string) {
+	t.Helper()
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		for _, c := range commands {
+			w.run(t, p, c)
+		}
+	}
+}
+
+// silent fails the test with msg if anything arrives on ch within a short
+// wait: a canary that must stay silent.
+func silent[T any](t *testing.T, ch <-chan T, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Error(msg)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
