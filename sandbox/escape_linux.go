@@ -51,13 +51,16 @@ func startTracked(cmd *exec.Cmd, subreaper bool) error {
 	return nil
 }
 
-// untrack forgets pid and, when the harness is a subreaper, ends the
-// orphans of confined commands it has been given.
-func untrack(pid int) {
+// untrack forgets the process cmd started and, when the harness is a
+// subreaper, ends the orphans of confined commands it has been given.
+// Orphans come to the harness only when a helper dies without ending its
+// command's descendants (it exits normally only after it has), so a helper
+// that exited is not followed by a look for them.
+func untrack(cmd *exec.Cmd) {
 	tracked.Lock()
 	defer tracked.Unlock()
-	delete(tracked.live, pid)
-	if tracked.subreaper {
+	delete(tracked.live, cmd.Process.Pid)
+	if tracked.subreaper && (cmd.ProcessState == nil || !cmd.ProcessState.Exited()) {
 		endEscapees()
 	}
 }

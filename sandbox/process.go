@@ -132,7 +132,7 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 func (p *Process) Cleanup() (restored []string) {
 	if p.cmd.Process != nil {
 		killSession(p.cmd.Process.Pid)
-		untrack(p.cmd.Process.Pid)
+		untrack(p.cmd)
 	}
 	_ = os.RemoveAll(p.scratch)
 	return p.git.restore()

@@ -17,4 +17,4 @@ func ProbeNamespaces() (bool, string) {
 	return false, runtime.GOOS + " has no Linux namespaces"
 }
 
-func untrack(int) {}
+func untrack(*exec.Cmd) {}
