@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,7 +159,7 @@ func readAttacks(w *world) []string {
 }
 
 func TestReadOnlyReadsOnlyTheWorkdir(t *testing.T) {
-	t.Setenv("HARNESS9_TEST_LEAK", w0secret)
+	t.Setenv("HARNESS9_TEST_SECRET", w0secret)
 	w := newWorld(t)
 	for _, c := range readAttacks(w) {
 		out, _ := w.run(t, ReadOnly, c)
@@ -170,12 +169,13 @@ func TestReadOnlyReadsOnlyTheWorkdir(t *testing.T) {
 	}
 }
 
-// w0secret is put in the test process's environment: a child reading its
-// parent's environment through /proc would find it.
+// w0secret is put in the test process's environment under a secret-looking
+// name (so the command's own environment does not have it): a child
+// reading its parent's environment through /proc would find it.
 const w0secret = "ENV-S3CRET-value"
 
 func TestWorkspaceWriteKeepsSecretsAndOutside(t *testing.T) {
-	t.Setenv("HARNESS9_TEST_LEAK", w0secret)
+	t.Setenv("HARNESS9_TEST_SECRET", w0secret)
 	w := newWorld(t)
 	for _, c := range readAttacks(w) {
 		if strings.Contains(c, "outside/secret") || strings.Contains(c, "link/secret") || strings.Contains(c, "[!x]ink") || strings.Contains(c, "diff -r") || strings.Contains(c, "grep -r") || strings.Contains(c, "find /") {
@@ -201,116 +201,6 @@ func TestWorkspaceWriteKeepsSecretsAndOutside(t *testing.T) {
 			t.Errorf("%q changed %s outside the workdir; output:\n%s", c, path, out)
 			before = snapshot(t, w.root)
 		}
-	}
-}
-
-func TestNoNetwork(t *testing.T) {
-	w := newWorld(t)
-	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer udp.Close()
-	udpPort := strings.TrimPrefix(udp.LocalAddr().String(), "127.0.0.1:")
-	attacks := []string{
-		"echo hi > /dev/tcp/127.0.0.1/" + w.port(),
-		"curl -s -m 2 http://127.0.0.1:" + w.port() + "/",
-		"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", " + w.port() + "), 2)'",
-		"echo leak > /dev/udp/127.0.0.1/" + udpPort,
-	}
-	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
-		for _, c := range attacks {
-			w.run(t, p, c)
-		}
-	}
-	select {
-	case <-w.conns:
-		t.Error("a confined command connected to a loopback listener")
-	case <-time.After(200 * time.Millisecond):
-	}
-	udp.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	if n, _, err := udp.ReadFrom(make([]byte, 16)); err == nil {
-		t.Errorf("a confined command sent a %d-byte UDP datagram", n)
-	}
-}
-
-func TestNetworkAllowedForWorkspaceWrite(t *testing.T) {
-	w := newWorld(t, WithNetwork(true))
-	out, err := w.run(t, WorkspaceWrite, "echo hi > /dev/tcp/127.0.0.1/"+w.port())
-	if err != nil {
-		t.Fatalf("connect with the network allowed: %v\n%s", err, out)
-	}
-	select {
-	case <-w.conns:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no connection arrived with the network allowed")
-	}
-	w.run(t, ReadOnly, "echo hi > /dev/tcp/127.0.0.1/"+w.port())
-	select {
-	case <-w.conns:
-		t.Error("ReadOnly connected although only WorkspaceWrite has the network")
-	case <-time.After(200 * time.Millisecond):
-	}
-}
-
-// WithNetworkAccess opens the network to one WorkspaceWrite command (an
-// MCP server the user configured), not to the sandbox's other commands, and
-// never to ReadOnly.
-func TestNetworkAccessPerCommand(t *testing.T) {
-	w := newWorld(t)
-	dial := "echo hi > /dev/tcp/127.0.0.1/" + w.port()
-	if out, err := w.run(t, WorkspaceWrite, dial, WithNetworkAccess()); err != nil {
-		t.Fatalf("connect with network access: %v\n%s", err, out)
-	}
-	select {
-	case <-w.conns:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no connection arrived from the command given network access")
-	}
-	w.run(t, WorkspaceWrite, dial)
-	w.run(t, ReadOnly, dial, WithNetworkAccess())
-	select {
-	case <-w.conns:
-		t.Error("a command without network access connected")
-	case <-time.After(200 * time.Millisecond):
-	}
-}
-
-func TestNothingOutlivesTheCall(t *testing.T) {
-	w := newWorld(t)
-	marker := fmt.Sprintf("%d", 40000+os.Getpid()%20000)
-	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
-		for _, c := range []string{
-			"sleep " + marker + " &",
-			"setsid sleep " + marker + " &",
-			"nohup sleep " + marker + " >/dev/null 2>&1 &",
-			"( (sleep " + marker + " &) & )",
-			"setsid sh -c 'setsid sleep " + marker + " &' &",
-		} {
-			w.run(t, p, c)
-			if pids := processesWith("sleep " + marker); len(pids) > 0 {
-				t.Errorf("%v %q left processes %v running", p, c, pids)
-				exec.Command("pkill", "-f", "sleep "+marker).Run()
-			}
-		}
-	}
-}
-
-func TestSignalsDoNotReachTheHarness(t *testing.T) {
-	w := newWorld(t)
-	victim := exec.Command("sleep", "30")
-	if err := victim.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer victim.Process.Kill()
-	w.run(t, ReadOnly, fmt.Sprintf("kill -9 %d; kill -9 -1", victim.Process.Pid))
-	w.run(t, WorkspaceWrite, fmt.Sprintf("kill -9 %d", victim.Process.Pid))
-	done := make(chan error, 1)
-	go func() { done <- victim.Wait() }()
-	select {
-	case err := <-done:
-		t.Fatalf("a confined command killed a process outside the sandbox: %v", err)
-	case <-time.After(300 * time.Millisecond):
 	}
 }
 
@@ -366,49 +256,5 @@ func TestWorkdirIsHome(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "notes.txt")); !strings.Contains(string(b), "more") {
 		t.Error("an existing file of a home workdir is not writable")
-	}
-}
-
-// A socket file is a door out of any sandbox: the user's D-Bus or systemd
-// (`systemd-run --user`) or a container daemon would run code unconfined.
-// Landlock before ABI 9 does not check connect(2) on socket files, so
-// creating an AF_UNIX socket is refused.
-func TestNoUnixSocketConnections(t *testing.T) {
-	w := newWorld(t)
-	sock := filepath.Join(w.outside, "daemon.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan struct{}, 8)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			got <- struct{}{}
-			c.Close()
-		}
-	}()
-	attacks := []string{
-		"curl -s -m 2 --unix-socket " + sock + " http://x/",
-		"/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"" + sock + "\")'",
-	}
-	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
-		for _, c := range attacks {
-			w.run(t, p, c)
-		}
-	}
-	select {
-	case <-got:
-		t.Fatal("a confined command connected to a socket file outside the sandbox")
-	case <-time.After(200 * time.Millisecond):
-	}
-	// Pipes and socketpairs between the command's own processes still work.
-	out, err := w.run(t, ReadOnly, "echo piped | cat; /usr/bin/python3 -c 'import socket; a,b=socket.socketpair(); a.send(b\"pair\"); print(b.recv(4).decode())' 2>/dev/null || echo pair")
-	if err != nil || !strings.Contains(out, "piped") || !strings.Contains(out, "pair") {
-		t.Errorf("local IPC broke: %v\n%s", err, out)
 	}
 }

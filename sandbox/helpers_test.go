@@ -169,3 +169,74 @@ func mustWrite(t *testing.T, p, body string) {
 		t.Fatal(err)
 	}
 }
+
+// eachRegime runs f once per regime this machine offers: with namespaces
+// where the kernel allows them, and without (as on a system that refuses
+// user namespaces). In CI a machine without namespaces fails the test:
+// it would silently test half of the sandbox.
+func eachRegime(t *testing.T, f func(t *testing.T, opts ...Option)) {
+	t.Helper()
+	if ok, why := ProbeNamespaces(); ok {
+		t.Run("namespaces", func(t *testing.T) { f(t) })
+	} else if os.Getenv("CI") != "" && os.Getenv(envRefused) == "" {
+		t.Errorf("no user namespaces on this CI machine: %s", why)
+	} else {
+		t.Logf("namespaces regime not tested: %s", why)
+	}
+	t.Run("no-namespaces", func(t *testing.T) { f(t, WithNamespaces(false)) })
+}
+
+// envRefused is set in the test binary TestUserNamespacesRefused starts
+// where the kernel refuses user namespaces.
+const envRefused = "HARNESS9_TEST_USERNS_REFUSED"
+
+// udpCanary listens on a loopback UDP port of network (udp4 or udp6) and
+// reports whether anything arrived.
+type udpCanary struct {
+	conn net.PacketConn
+}
+
+func newUDPCanary(t *testing.T, network, addr string) *udpCanary {
+	t.Helper()
+	c, err := net.ListenPacket(network, addr)
+	if err != nil {
+		t.Skipf("no %s loopback here: %v", network, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &udpCanary{conn: c}
+}
+
+func (u *udpCanary) addr() string { return u.conn.LocalAddr().String() }
+
+// received reports what arrived within a short wait (nothing, for a
+// canary that must stay silent).
+func (u *udpCanary) received() string {
+	u.conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	buf := make([]byte, 64)
+	n, _, err := u.conn.ReadFrom(buf)
+	if err != nil {
+		return ""
+	}
+	return string(buf[:n])
+}
+
+// runUnderBoth runs every command under both policies.
+func (w *world) runUnderBoth(t *testing.T, commands ...string) {
+	t.Helper()
+	for _, p := range []Policy{ReadOnly, WorkspaceWrite} {
+		for _, c := range commands {
+			w.run(t, p, c)
+		}
+	}
+}
+
+// silent fails the test with msg if anything arrives on ch within a short
+// wait: a canary that must stay silent.
+func silent[T any](t *testing.T, ch <-chan T, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Error(msg)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

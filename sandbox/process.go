@@ -16,6 +16,7 @@ type startOptions struct {
 	network   bool
 	env       map[string]string
 	longLived bool
+	limits    *Limits
 }
 
 // WithEnv sets variables in the command's environment after the policy has
@@ -40,6 +41,8 @@ type Process struct {
 	cmd     *exec.Cmd
 	scratch string
 	git     *gitGuard // WorkspaceWrite: git state restored by Cleanup
+	// Regime is how the command is confined.
+	Regime Regime
 	// PIDNamespace is true when the command runs in a PID namespace of its
 	// own, so that its exit ends every process it started.
 	PIDNamespace bool
@@ -94,9 +97,17 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 	if p == WorkspaceWrite {
 		git = s.guardGit(so.longLived)
 	}
-	var pidns bool
+	limits := s.limits
+	if so.longLived {
+		// CPU time is meant for one command, not a server's session.
+		limits.CPUTime = 0
+	}
+	if so.limits != nil {
+		limits = *so.limits
+	}
+	regime := RegimeNone
 	if kernel {
-		pidns, err = s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network))
+		regime, err = s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network), limits)
 	} else {
 		err = startInSession(cmd)
 	}
@@ -105,7 +116,7 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 		git.restore() // nothing ran; lets go of the record
 		return nil, err
 	}
-	return &Process{cmd: cmd, scratch: scratch, git: git, PIDNamespace: pidns}, nil
+	return &Process{cmd: cmd, scratch: scratch, git: git, Regime: regime, PIDNamespace: regime == RegimeNamespaces}, nil
 }
 
 // Cleanup kills whatever the command left running, deletes its scratch
@@ -113,12 +124,15 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 // git's configuration, hooks and repository pointers and was not allowed
 // to (git runs them unconfined later; see WithUserGitConfig). It returns
 // what it undid: paths relative to the workdir, each with what was done.
-// In a PID namespace the kernel has already ended every process when the shell exited; otherwise the
-// command's session is killed, which reaches background jobs but not a
-// process that started a session of its own.
+// Call it after the command has been waited for. In a PID namespace the
+// kernel has already ended every process when the command exited; without
+// one the helper has killed every descendant of the command, and Cleanup
+// kills the command's session and whatever orphans of a helper that died
+// the harness was given.
 func (p *Process) Cleanup() (restored []string) {
 	if p.cmd.Process != nil {
 		killSession(p.cmd.Process.Pid)
+		untrack(p.cmd)
 	}
 	_ = os.RemoveAll(p.scratch)
 	return p.git.restore()

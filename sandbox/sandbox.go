@@ -67,6 +67,10 @@ type Sandbox struct {
 	support  Support
 	gitOpt   gitguard.Options // WithUserGitConfig
 	git      *gitRecord       // the git guard's record, shared by running commands
+	limits   Limits
+	// noNamespaces starts commands as if the kernel refused user
+	// namespaces (WithNamespaces(false)).
+	noNamespaces bool
 }
 
 // Option configures New.
@@ -133,6 +137,13 @@ func WithSupport(sup Support) Option {
 	return func(s *Sandbox) { s.support = sup }
 }
 
+// WithNamespaces(false) confines commands without namespaces even where
+// the kernel offers them: the regime of a system that refuses user
+// namespaces (RegimeNoNamespaces), for tests and for comparing the two.
+func WithNamespaces(use bool) Option {
+	return func(s *Sandbox) { s.noNamespaces = !use }
+}
+
 // New returns a sandbox for workdir, which must be an existing directory.
 func New(workdir string, opts ...Option) (*Sandbox, error) {
 	abs, err := filepath.Abs(workdir)
@@ -143,7 +154,7 @@ func New(workdir string, opts ...Option) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: workdir %q: %w", workdir, err)
 	}
-	s := &Sandbox{workdir: real, keepEnv: map[string]bool{}, hideEnv: map[string]bool{}, support: Probe(), git: &gitRecord{}}
+	s := &Sandbox{workdir: real, keepEnv: map[string]bool{}, hideEnv: map[string]bool{}, support: Probe(), git: &gitRecord{}, limits: DefaultLimits()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -165,6 +176,24 @@ func (s *Sandbox) Workdir() string { return s.workdir }
 
 // Support reports whether this sandbox can confine anything.
 func (s *Sandbox) Support() Support { return s.support }
+
+// Limits returns the resource limits of the sandbox's commands.
+func (s *Sandbox) Limits() Limits { return s.limits }
+
+// Regime reports how this sandbox confines commands on this machine. The
+// first call may start a process to ask the kernel (ProbeNamespaces).
+func (s *Sandbox) Regime() Regime {
+	switch {
+	case !s.support.Available:
+		return RegimeNone
+	case s.noNamespaces:
+		return RegimeNoNamespaces
+	}
+	if ok, _ := ProbeNamespaces(); ok {
+		return RegimeNamespaces
+	}
+	return RegimeNoNamespaces
+}
 
 // Network reports whether WorkspaceWrite commands may use the network.
 func (s *Sandbox) Network() bool { return s.network }

@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -23,97 +22,130 @@ var metadataSyscalls = append([]uintptr{
 	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
 }, archMetadataSyscalls...)
 
+// ioUringSyscalls are refused under every policy, as Docker's default
+// profile does: an io_uring submission performs its operation in the
+// kernel without the system call seccomp would see (IORING_OP_SOCKET
+// creates a socket the filter refuses, IORING_OP_SETXATTR changes what
+// ReadOnly forbids). ENOSYS reads as "this kernel has no io_uring", which
+// programs that use it (libuv, tokio) answer by falling back to plain
+// system calls.
+var ioUringSyscalls = []uintptr{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER}
+
 // BPF instruction classes and fields used by the filter.
 const (
-	bpfLdW   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-	bpfJeqK  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-	bpfJgeK  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-	bpfRetK  = unix.BPF_RET | unix.BPF_K
-	offNr    = 0  // offsetof(struct seccomp_data, nr)
-	offArch  = 4  // offsetof(struct seccomp_data, arch)
-	offArg0  = 16 // offsetof(struct seccomp_data, args[0]), low word on little-endian
-	x32Bit   = 0x40000000
-	retAllow = unix.SECCOMP_RET_ALLOW
-	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	bpfLdW    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+	bpfJeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+	bpfJgeK   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfRetK   = unix.BPF_RET | unix.BPF_K
+	offNr     = 0  // offsetof(struct seccomp_data, nr)
+	offArch   = 4  // offsetof(struct seccomp_data, arch)
+	offArg0   = 16 // offsetof(struct seccomp_data, args[0]), low word on little-endian
+	x32Bit    = 0x40000000
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
-// jump targets of the filter's assembler.
+// jump targets of the filter's assembler: the final returns.
 const (
-	next  = iota // fall through to the next instruction
-	allow        // the final ALLOW
-	deny         // the final DENY (EPERM)
+	next   = iota // fall through to the next instruction
+	allow         // ALLOW
+	deny          // EPERM
+	enosys        // ENOSYS
 )
 
 type insn struct {
 	code   uint16
 	k      uint32
-	jt, jf int // next, allow or deny
+	jt, jf int // next or a final return
+}
+
+// filterSpec says what a command's seccomp filter refuses beyond what it
+// always refuses (other architectures' system calls, io_uring).
+type filterSpec struct {
+	// Metadata refuses metadataSyscalls (ReadOnly).
+	Metadata bool
+	// Sockets limits socket(2) to the families a command without network
+	// may use: AF_NETLINK (local), and AF_INET/AF_INET6 only with Inet.
+	// AF_UNIX is refused (Landlock before ABI 9 does not check connect(2)
+	// on a socket file, and a command that reaches the user's D-Bus or
+	// systemd (`systemd-run --user`) or a container daemon runs code
+	// outside the sandbox; socketpair stays allowed: its ends have no
+	// address), and so is every other family (AF_VSOCK reaches the
+	// hypervisor, AF_PACKET and the rest reach devices).
+	Sockets bool
+	// Inet allows AF_INET and AF_INET6 sockets under Sockets: the command
+	// has a network namespace of its own with nothing in it.
+	Inet bool
 }
 
 // filter is a classic BPF program for seccomp:
 //   - a system call of another architecture (32-bit entry points would
 //     bypass the table) or of the x32 ABI is refused;
-//   - with unixSockets, creating an AF_UNIX socket is refused: Landlock
-//     before ABI 9 does not restrict connecting to a socket file, and a
-//     command that reaches the user's D-Bus or systemd (`systemd-run
-//     --user`) or a container daemon runs code outside the sandbox
-//     (socketpair stays allowed: its ends have no address);
-//   - with metadata, the metadataSyscalls are refused;
+//   - io_uring is refused (ENOSYS);
+//   - with Metadata, the metadataSyscalls are refused;
+//   - with Sockets, socket(2) is refused but for the families above;
 //   - everything else is allowed.
-func filter(metadata, unixSockets bool) []unix.SockFilter {
+func filter(spec filterSpec) []unix.SockFilter {
 	prog := []insn{
 		{code: bpfLdW, k: offArch},
 		{code: bpfJeqK, k: auditArch, jt: next, jf: deny},
 		{code: bpfLdW, k: offNr},
 		{code: bpfJgeK, k: x32Bit, jt: deny, jf: next},
 	}
-	if metadata {
+	for _, nr := range ioUringSyscalls {
+		prog = append(prog, insn{code: bpfJeqK, k: uint32(nr), jt: enosys, jf: next})
+	}
+	if spec.Metadata {
 		for _, nr := range metadataSyscalls {
 			prog = append(prog, insn{code: bpfJeqK, k: uint32(nr), jt: deny, jf: next})
 		}
 	}
-	if unixSockets {
+	if spec.Sockets {
 		// Last, because it replaces the syscall number in the accumulator.
 		prog = append(prog,
 			insn{code: bpfJeqK, k: uint32(unix.SYS_SOCKET), jt: next, jf: allow},
 			insn{code: bpfLdW, k: offArg0},
-			insn{code: bpfJeqK, k: unix.AF_UNIX, jt: deny, jf: allow},
+			insn{code: bpfJeqK, k: unix.AF_NETLINK, jt: allow, jf: next},
 		)
+		if spec.Inet {
+			prog = append(prog,
+				insn{code: bpfJeqK, k: unix.AF_INET, jt: allow, jf: next},
+				insn{code: bpfJeqK, k: unix.AF_INET6, jt: allow, jf: next},
+			)
+		}
+		prog = append(prog, insn{code: bpfJeqK, k: 0, jt: deny, jf: deny})
 	}
-	allowAt, denyAt := len(prog), len(prog)+1
-	out := make([]unix.SockFilter, 0, len(prog)+2)
+	return assemble(prog)
+}
+
+// assemble resolves the jump targets and appends the final returns.
+func assemble(prog []insn) []unix.SockFilter {
+	at := map[int]int{allow: len(prog), deny: len(prog) + 1, enosys: len(prog) + 2}
+	out := make([]unix.SockFilter, 0, len(prog)+3)
 	for i, in := range prog {
 		f := unix.SockFilter{Code: in.code, K: in.k}
 		if in.code == bpfJeqK || in.code == bpfJgeK {
-			f.Jt, f.Jf = jump(i, in.jt, allowAt, denyAt), jump(i, in.jf, allowAt, denyAt)
+			f.Jt, f.Jf = jump(i, in.jt, at), jump(i, in.jf, at)
 		}
 		out = append(out, f)
 	}
-	return append(out, unix.SockFilter{Code: bpfRetK, K: retAllow}, unix.SockFilter{Code: bpfRetK, K: retEPERM})
+	return append(out,
+		unix.SockFilter{Code: bpfRetK, K: retAllow},
+		unix.SockFilter{Code: bpfRetK, K: retEPERM},
+		unix.SockFilter{Code: bpfRetK, K: retENOSYS})
 }
 
-func jump(i, target, allowAt, denyAt int) uint8 {
-	switch target {
-	case allow:
-		return uint8(allowAt - i - 1)
-	case deny:
-		return uint8(denyAt - i - 1)
+func jump(i, target int, at map[int]int) uint8 {
+	if target == next {
+		return 0
 	}
-	return 0
+	return uint8(at[target] - i - 1)
 }
 
-// installFilter installs filter on the calling thread only (no TSYNC): the
-// harness keeps its own system calls, the command forked from this thread
-// inherits the filter. no_new_privs must already be set.
-func installFilter(metadata, unixSockets bool) error {
-	if !metadata && !unixSockets {
-		return nil
-	}
-	prog := filter(metadata, unixSockets)
-	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-	if errno != 0 {
-		return fmt.Errorf("sandbox: seccomp: %w", errno)
-	}
-	return nil
+// filterBytes is the filter as the kernel reads it (struct sock_filter
+// entries), for the helper to install on its thread.
+func filterBytes(spec filterSpec) []byte {
+	prog := filter(spec)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&prog[0])), len(prog)*int(unsafe.Sizeof(prog[0])))
 }

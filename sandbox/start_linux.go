@@ -3,33 +3,59 @@
 package sandbox
 
 import (
+	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
-	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/harness9/harness9/sandbox/internal/helper"
 )
 
-// Namespaces reports whether confined commands also get PID and network
-// namespaces of their own on this system: then nothing a command starts
-// outlives it, and not even UDP leaves the machine. Without them the
-// command's session is killed after the call and Landlock denies TCP only.
-func Namespaces() bool { return namespaces() }
+// selfExe starts the helper: the running program's own file, whatever has
+// happened to its path since it started.
+const selfExe = "/proc/self/exe"
 
-// namespaces reports, once per process, whether commands can start in new
-// PID and network namespaces (it needs CAP_SYS_ADMIN, which root has).
-var namespaces = sync.OnceValue(func() bool {
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		return false
+// ProbeNamespaces reports whether confined commands get user, PID, mount,
+// IPC and network namespaces of their own with a fresh /proc on this
+// system, and if not, why. The kernel is asked once per process, by
+// starting the helper in new namespaces: unprivileged user namespaces may
+// be switched off (user.max_user_namespaces, AppArmor's
+// apparmor_restrict_unprivileged_userns, a container's seccomp profile),
+// and a fresh /proc may be refused where the existing one is partly
+// hidden.
+func ProbeNamespaces() (bool, string) { return probeNamespaces() }
+
+var probeNamespaces = sync.OnceValues(func() (bool, string) {
+	var stderr bytes.Buffer
+	spec := helper.Spec{Mode: helper.ModeProbe}
+	spec.UID, spec.GID = selfMap()
+	cmd := exec.Command(selfExe)
+	cmd.Args = []string{helper.Arg0, spec.Encode()}
+	cmd.SysProcAttr = namespaceAttr(false)
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	switch {
+	case err == nil:
+		return true, ""
+	case errors.Is(err, syscall.ENOSPC):
+		return false, "the kernel refused new user namespaces for commands (user.max_user_namespaces is 0 here)"
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		return false, "the kernel refused new user namespaces for commands (unprivileged user namespaces are switched off: " +
+			"kernel.unprivileged_userns_clone, AppArmor's apparmor_restrict_unprivileged_userns, or a container's seccomp profile)"
 	}
-	cmd := exec.Command(truePath)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWPID | unix.CLONE_NEWNET}
-	return cmd.Run() == nil
+	why := strings.TrimSpace(strings.TrimPrefix(stderr.String(), "harness9 sandbox: "))
+	if why == "" {
+		why = err.Error()
+	}
+	return false, "the kernel refused new user namespaces for commands (" + why + ")"
 })
 
 // config is the Landlock configuration of a policy: every filesystem right
@@ -64,62 +90,142 @@ func rules(gs []grant) []landlock.Rule {
 	return out
 }
 
-// start starts cmd confined by p. The Landlock domain is entered by one OS
-// thread only, locked to this goroutine and never unlocked (the Go runtime
-// destroys such a thread when its goroutine ends), and the process forked
-// from that thread inherits the domain; the harness itself stays
-// unconfined. This is what a re-exec helper would achieve without paying a
-// second process start for every command.
-func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool) (pidns bool, err error) {
+// start starts cmd confined by p, through the helper (internal/helper):
+// the harness builds the Landlock ruleset and passes it to the helper as
+// an inherited file; the harness itself enters nothing.
+func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, limits Limits) (Regime, error) {
+	if cmd.Err != nil {
+		return 0, cmd.Err
+	}
 	fd, flags, err := s.config(network).NewRulesetFD(rules(s.grants(p, scratch))...)
 	if err != nil {
-		return false, fmt.Errorf("sandbox: building the Landlock ruleset: %w", err)
+		return 0, fmt.Errorf("sandbox: building the Landlock ruleset: %w", err)
 	}
 	if fd < 0 {
-		return false, fmt.Errorf("sandbox: the kernel handles no Landlock access right: %w", ErrUnavailable)
+		return 0, fmt.Errorf("sandbox: the kernel handles no Landlock access right: %w", ErrUnavailable)
 	}
-	defer unix.Close(fd)
+	ruleset := os.NewFile(uintptr(fd), "landlock-ruleset")
+	defer ruleset.Close()
+
+	regime := s.Regime()
+	ns := regime == RegimeNamespaces
+	spec := helper.Spec{
+		Mode:     helper.ModeSupervise,
+		Restrict: flags,
+		UID:      -1,
+		GID:      -1,
+		// Without the network a command may still create AF_INET sockets
+		// in a network namespace of its own, which has nothing to reach.
+		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !network, Inet: ns}),
+		Limits: limits.rlimits(!ns),
+	}
+	if ns {
+		spec.Mode = helper.ModeExec
+		spec.Proc = true
+		spec.UID, spec.GID = selfMap()
+		if os.Geteuid() == 0 {
+			spec.Keep = rootKeeps
+		}
+	}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
+	spec.Ruleset = 2 + len(cmd.ExtraFiles)
+	cmd.Args = append([]string{helper.Arg0, spec.Encode(), cmd.Path}, cmd.Args...)
+	cmd.Path = selfExe
 
 	attr := cmd.SysProcAttr
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}
-		cmd.SysProcAttr = attr
+	}
+	if ns {
+		n := namespaceAttr(network)
+		attr.Cloneflags |= n.Cloneflags
+		attr.UidMappings, attr.GidMappings, attr.AmbientCaps = n.UidMappings, n.GidMappings, n.AmbientCaps
 	}
 	// A session of its own: no controlling terminal to read the user's
 	// keystrokes from, and one process group to kill.
 	attr.Setsid = true
 	attr.Setpgid = false
-	if namespaces() {
-		// A PID namespace ends every process the command leaves behind when
-		// the shell (its init) exits, whatever they did to escape the
-		// process group; a network namespace has no interface but a
-		// loopback that is down, so not even UDP gets out.
-		attr.Cloneflags |= unix.CLONE_NEWPID
-		if !network {
-			attr.Cloneflags |= unix.CLONE_NEWNET
-		}
-		pidns = true
+	cmd.SysProcAttr = attr
+	if err := startTracked(cmd, !ns); err != nil {
+		return 0, err
 	}
-	return pidns, startOnConfinedThread(cmd, fd, flags, p == ReadOnly, !network)
+	return regime, nil
 }
 
-func startOnConfinedThread(cmd *exec.Cmd, fd int, flags uint32, metadata, unixSockets bool) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			errc <- fmt.Errorf("sandbox: prctl(PR_SET_NO_NEW_PRIVS): %w", err)
-			return
+// rootKeeps are the capabilities a command started by root keeps in its
+// user namespace: those of file permissions, so that root's commands can
+// still write a workdir another user owns. Mounting, tracing, network
+// administration and the rest are dropped.
+var rootKeeps = []uint{unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID}
+
+// namespaceAttr creates the command's namespaces. Root's ids are all
+// mapped to themselves, so files keep their owners. A user keeps its own
+// uid and gid inside (files it creates are its own; `id` is unchanged);
+// the helper maps them itself (selfMap) and gets CAP_SYS_ADMIN in the new
+// user namespace, as an ambient capability, for that and to mount /proc.
+// (Go's own mapping is written by the parent into the child's
+// /proc/PID/uid_map, which a user cannot open once the harness has made
+// itself undumpable, ProtectSelf: the child's /proc files belong to root
+// until it executes the helper.)
+func namespaceAttr(network bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{
+		Setsid:     true,
+		Cloneflags: unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNS | unix.CLONE_NEWIPC,
+	}
+	if !network {
+		// Only a loopback device, down: nothing to reach.
+		attr.Cloneflags |= unix.CLONE_NEWNET
+	}
+	if os.Geteuid() == 0 {
+		attr.UidMappings = identityMap("/proc/self/uid_map")
+		attr.GidMappings = identityMap("/proc/self/gid_map")
+		return attr
+	}
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	return attr
+}
+
+// selfMap is the uid and gid a user's helper maps to themselves (Go writes
+// root's mapping: -1, -1).
+func selfMap() (uid, gid int) {
+	uid, gid = os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		return -1, -1
+	}
+	return uid, gid
+}
+
+// identityMap maps every id this process's user namespace knows to itself
+// ("0 0 4294967295" on a machine's own root, fewer in a container).
+func identityMap(file string) []syscall.SysProcIDMap {
+	f, err := os.Open(file)
+	if err != nil {
+		return []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}
+	}
+	defer f.Close()
+	var out []syscall.SysProcIDMap
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var inside, outside, n int
+		if _, err := fmt.Sscan(sc.Text(), &inside, &outside, &n); err == nil {
+			out = append(out, syscall.SysProcIDMap{ContainerID: inside, HostID: inside, Size: n})
 		}
-		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-			errc <- fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
-			return
-		}
-		if err := installFilter(metadata, unixSockets); err != nil {
-			errc <- err
-			return
-		}
-		errc <- cmd.Start()
-	}()
-	return <-errc
+	}
+	return out
+}
+
+// rlimits converts l for the helper; above counts processes above the
+// machine's current tasks (no user namespace of its own to count in).
+func (l Limits) rlimits(above bool) helper.Limits {
+	r := helper.Limits{Above: above}
+	if l.Processes > 0 {
+		r.Processes = uint64(l.Processes)
+	}
+	if l.FileSize > 0 {
+		r.FileSize = uint64(l.FileSize)
+	}
+	if l.CPUTime > 0 {
+		r.CPUSeconds = max(1, uint64((l.CPUTime+999_999_999)/1_000_000_000))
+	}
+	return r
 }

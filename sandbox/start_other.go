@@ -2,10 +2,19 @@
 
 package sandbox
 
-import "os/exec"
+import (
+	"os/exec"
+	"runtime"
+)
 
-func (s *Sandbox) start(*exec.Cmd, Policy, string, bool) (bool, error) { return false, ErrUnavailable }
+func (s *Sandbox) start(*exec.Cmd, Policy, string, bool, Limits) (Regime, error) {
+	return RegimeNone, ErrUnavailable
+}
 
-// Namespaces reports whether confined commands get namespaces of their own:
-// never on this system.
-func Namespaces() bool { return false }
+// ProbeNamespaces reports whether confined commands get namespaces of
+// their own: never on this system.
+func ProbeNamespaces() (bool, string) {
+	return false, runtime.GOOS + " has no Linux namespaces"
+}
+
+func untrack(*exec.Cmd) {}

@@ -10,9 +10,14 @@ import (
 	"syscall"
 
 	"github.com/harness9/harness9/internal/cli"
+	"github.com/harness9/harness9/sandbox"
 )
 
 func main() {
+	// The provider keys are in this process's environment and memory: no
+	// other process of the user (a command the model runs, above all) may
+	// read them through /proc.
+	_ = sandbox.ProtectSelf()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// A second interrupt or TERM after the first one cancelled the run: stop now.

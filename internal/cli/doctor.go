@@ -265,15 +265,15 @@ func checkSandbox(_ context.Context, d *doctorRun) (string, string) {
 	}
 	s := sandbox.Probe()
 	if !s.Available {
-		return checkWarn, "not enforced: " + s.Reason + "; " + planBashNote(d.cfg) + "; Default mode asks before each bash call"
+		return checkWarn, fmt.Sprintf("regime: %s — not enforced: %s; %s; Default mode asks before each bash call",
+			sandbox.RegimeNone, s.Reason, planBashNote(d.cfg))
 	}
-	detail := fmt.Sprintf("Landlock ABI %d: enforced for every bash call", s.ABI)
-	if sandbox.Namespaces() {
-		detail += "; PID and network namespaces end leftover processes and all networking"
-	} else {
-		detail += "; no namespaces here (needs CAP_SYS_ADMIN): only TCP is denied, and a process that starts its own session can outlive its call"
+	detail := fmt.Sprintf("Landlock ABI %d: enforced for every bash call; regime: ", s.ABI)
+	ok, why := sandbox.ProbeNamespaces()
+	if ok {
+		return checkOK, detail + fmt.Sprintf("%s — %s", sandbox.RegimeNamespaces, sandbox.RegimeNamespaces.Guarantees())
 	}
-	return checkOK, detail
+	return checkOK, detail + fmt.Sprintf("%s (%s) — %s", sandbox.RegimeNoNamespaces, why, sandbox.RegimeNoNamespaces.Guarantees())
 }
 
 // planBashNote says what Plan Mode does with bash without the sandbox.
@@ -284,7 +284,7 @@ func planBashNote(c *config.Config) string {
 	return "Plan Mode offers no bash"
 }
 
-// checkPolicy prints what each mode's commands may do.
+// checkPolicy prints what each mode's commands may do, and their limits.
 func checkPolicy(_ context.Context, d *doctorRun) (string, string) {
 	if d.cfg.Sandbox.Mode == config.SandboxOff || !sandbox.Probe().Available {
 		return checkSkip, "no kernel sandbox"
@@ -294,7 +294,24 @@ func checkPolicy(_ context.Context, d *doctorRun) (string, string) {
 		network = "network allowed ([sandbox] network = true)"
 	}
 	return checkOK, "plan: read-only (reads the workdir, system and toolchain dirs; writes nothing; no network) · " +
-		"default, auto-edit: workspace-write (reads all but the deny list; writes the workdir; " + network + ")"
+		"default, auto-edit: workspace-write (reads all but the deny list; writes the workdir; " + network + ") · " +
+		"limits per command: " + limitsText(d.cfg.Sandbox.Limits)
+}
+
+// limitsText describes the resource limits for people.
+func limitsText(l sandbox.Limits) string {
+	part := func(v int64, unit string) string {
+		if v == 0 {
+			return "unlimited"
+		}
+		return fmt.Sprintf("%d%s", v, unit)
+	}
+	cpu := "unlimited"
+	if l.CPUTime > 0 {
+		cpu = l.CPUTime.String()
+	}
+	return fmt.Sprintf("%s processes, files up to %s, CPU %s per process ([sandbox] max_processes, max_file_mb, max_cpu)",
+		part(int64(l.Processes), ""), part(l.FileSize>>20, " MiB"), cpu)
 }
 
 // checkTrust reports whether the project may start what it configures.

@@ -39,6 +39,7 @@ func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string
 		sandbox.WithNetwork(c.Sandbox.Network),
 		sandbox.WithKeepEnv(c.Sandbox.KeepEnv...),
 		sandbox.WithHideEnv(hiddenEnv(c)...),
+		sandbox.WithLimits(c.Sandbox.Limits),
 	)
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/sandbox"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -201,5 +203,35 @@ func TestModelChoicesAndPricing(t *testing.T) {
 	}
 	if _, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: writeConfig(t, "[pricing.x]\ninput = -1\n")})); err == nil {
 		t.Error("a negative price was accepted")
+	}
+}
+
+// [sandbox] limits: defaults from the sandbox package, each settable, 0 for
+// none, nonsense refused with the key named.
+func TestSandboxLimits(t *testing.T) {
+	c, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: writeConfig(t, "")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sandbox.Limits != sandbox.DefaultLimits() {
+		t.Errorf("default limits %+v, want %+v", c.Sandbox.Limits, sandbox.DefaultLimits())
+	}
+	home := writeConfig(t, "[sandbox]\nmax_processes = 512\nmax_file_mb = 100\nmax_cpu = \"0\"\n")
+	c, err = Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (sandbox.Limits{Processes: 512, FileSize: 100 << 20}); c.Sandbox.Limits != want {
+		t.Errorf("limits %+v, want %+v", c.Sandbox.Limits, want)
+	}
+	for body, key := range map[string]string{
+		"[sandbox]\nmax_processes = -1\n": "sandbox.max_processes",
+		"[sandbox]\nmax_file_mb = -5\n":   "sandbox.max_file_mb",
+		"[sandbox]\nmax_cpu = \"soon\"\n": "sandbox.max_cpu",
+	} {
+		_, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: writeConfig(t, body)}))
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: got %v, want an error naming %s", body, err, key)
+		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build linux
+
+package helper
+
+const sysSeccomp = 277
