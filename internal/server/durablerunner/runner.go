@@ -14,6 +14,7 @@ package durablerunner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -238,15 +239,48 @@ func (s *Session) Review(choice planning.ReviewChoice, feedback string) (func(co
 
 // answer sends r to the waiting workflow and returns the index its events
 // start at.
+//
+// The store says a plan awaits approval as soon as the step that made it is
+// stored, a moment before the workflow itself learns it and starts waiting.
+// A review sent in that moment (a client that saw awaiting_approval in the
+// API) is tried again until the workflow waits; one sent after another
+// reviewer's answer keeps being refused, and gets the refusal once the
+// approval is stored, so exactly one answer still wins.
 func (s *Session) answer(ctx context.Context, r durable.Review) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.r.answerTimeout)
 	defer cancel()
 	at, err := durable.Answer(ctx, s.r.c, s.id, r)
+	first, _ := s.awaitingPlan(ctx)
+	for errors.Is(err, durable.ErrNotWaiting) && first != "" {
+		// Only the plan the refused answer was meant for: a refinement by
+		// another reviewer makes a new plan, which this answer must not reach.
+		if now, _ := s.awaitingPlan(ctx); now != first {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+			at, err = durable.Answer(ctx, s.r.c, s.id, r)
+			continue
+		}
+		break
+	}
 	if ctx.Err() != nil {
 		return 0, fmt.Errorf("no worker took the review of session %s within %s; start `harness9 worker` for task queue %s and retry",
 			s.id, s.r.answerTimeout, s.r.queue)
 	}
 	return at, err
+}
+
+// awaitingPlan returns the stored plan, encoded, when the store says it
+// awaits approval, else "".
+func (s *Session) awaitingPlan(ctx context.Context) (string, error) {
+	st, err := s.r.store.LoadState(ctx, s.id)
+	if err != nil || st.Status != planning.StatusAwaitingApproval || st.Plan == nil {
+		return "", err
+	}
+	b, err := json.Marshal(st.Plan)
+	return string(b), err
 }
 
 // Continue implements server.Session: a workflow resumes the execution of
