@@ -1,0 +1,66 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/internal/codec"
+)
+
+var addUsageSQL = sqliteParams(codec.AddUsageSQL("session_usage"))
+
+// sqliteParams turns the shared SQL's $1, $2 … into SQLite's ?1, ?2 ….
+func sqliteParams(q string) string { return strings.ReplaceAll(q, "$", "?") }
+
+// AddUsage implements session.UsageStore.
+func (s *Store) AddUsage(ctx context.Context, sessionID string, at time.Time, model string, u session.Usage) error {
+	args := append([]any{sessionID, session.UsageHour(at), model}, codec.UsageValues(u)...)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, addUsageSQL, args...)
+		if err != nil && isConstraint(err) {
+			if ok, xerr := exists(ctx, tx, sessionID); xerr == nil && !ok {
+				return notFound(sessionID)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record usage of session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// UsageReport implements session.UsageStore.
+func (s *Store) UsageReport(ctx context.Context, q session.UsageQuery) ([]session.UsageRow, error) {
+	query, args, err := codec.UsageReportSQL("", q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, sqliteParams(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	defer rows.Close()
+	var out []session.UsageRow
+	var scan codec.UsageRowScan
+	dest := scan.Dest()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("usage report: %w", err)
+		}
+		r, err := scan.Row(q.By)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	session.SortUsageRows(out)
+	return out, nil
+}
