@@ -10,6 +10,7 @@ import (
 	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -179,8 +180,24 @@ func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response
 		l.text = resp.Message.Content
 		l.s.emit(Text{Text: resp.Message.Content})
 	}
+	l.e.st.AddUsage(ctx, l.modelLabel(), callUsage(resp))
 	l.s.emit(l.e.usageUpdate(resp.Usage))
 	return resp, nil
+}
+
+// modelLabel is the "provider/model" of this run's model calls.
+func (l *turnLoop) modelLabel() string {
+	if l.model == l.e.cfg.model {
+		return l.e.cfg.modelLabel
+	}
+	return l.e.provider.Name() + "/" + l.model
+}
+
+// callUsage is what one model call used, for the usage ledger.
+func callUsage(resp llm.Response) session.Usage {
+	u := resp.Usage
+	return session.Usage{ModelCalls: 1, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ToolCalls: len(resp.Message.ToolCalls)}
 }
 
 // modelFailed ends a loop whose model call failed or was cancelled. The
