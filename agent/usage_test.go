@@ -17,7 +17,9 @@ import (
 // refined, cancelled, approved, stalled — once, whichever process takes it.
 func TestUsageLedger(t *testing.T) {
 	h := newHarness(t)
-	u := func(in, out int) llm.Usage { return llm.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: in / 2} }
+	u := func(in, out int) llm.Usage {
+		return llm.Usage{InputTokens: in, OutputTokens: out, CacheReadTokens: in / 2}
+	}
 	h.p.Add(
 		scripted.Turn{Calls: scripted.Calls(submitCall("Plan", "one")), Usage: u(100, 10)},
 		// Refined with feedback: the plan is submitted again.
