@@ -179,10 +179,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},
-		Price: func(model string) (float64, float64, bool) {
-			p, ok := rt.cfg.PriceOf(model)
-			return p.Input, p.Output, ok
-		},
+		Price: rt.cfg.PriceOf,
 		Commands:        rt.tuiCommands(),
 		Expand:          rt.expandCommand,
 		Workdir:         rt.cfg.Workdir,

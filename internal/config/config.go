@@ -19,6 +19,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
 )
@@ -65,14 +66,10 @@ type Provider struct {
 	Vision *bool `toml:"vision"`
 }
 
-// Price is what a model costs, in US dollars per million tokens, for the
-// session totals the TUI shows. harness9 knows no prices of its own (they
-// change); a model without one shows tokens only.
-type Price struct {
-	Input     float64 `toml:"input"`
-	Output    float64 `toml:"output"`
-	CacheRead float64 `toml:"cache_read"`
-}
+// Price is what a model costs ([pricing]), for the session totals the TUI
+// shows, the cost metric and `harness9 stats`. harness9 knows no prices of
+// its own (they change); a model without one shows tokens only.
+type Price = llm.Price
 
 // MCPServer is one MCP server: a command for stdio, or a URL for streamable HTTP.
 type MCPServer struct {
@@ -510,7 +507,7 @@ func (c *Config) apply(f file) error {
 		c.Providers[name] = p
 	}
 	for name, pr := range f.Pricing {
-		if pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 {
+		if pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0 {
 			return bad("pricing."+name, "prices must not be negative")
 		}
 		if c.Pricing == nil {
