@@ -179,7 +179,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},
-		Price: rt.cfg.PriceOf,
+		Price:           rt.cfg.PriceOf,
 		Commands:        rt.tuiCommands(),
 		Expand:          rt.expandCommand,
 		Workdir:         rt.cfg.Workdir,
