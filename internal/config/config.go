@@ -141,6 +141,9 @@ type Config struct {
 	Engine string
 	// Temporal is the [temporal] section (temporal.go).
 	Temporal TemporalConfig
+	// Telemetry is the [telemetry] section with the OTEL_* variables
+	// applied (telemetry.go).
+	Telemetry TelemetryConfig
 
 	// Permissions are the allow/ask/deny rules of every source, in the
 	// order they were read (permissions.go).
@@ -154,6 +157,8 @@ type Config struct {
 	Hooks HooksConfig
 	// hooksFile is the user's [hooks], parsed once the workdir is known.
 	hooksFile hooksFile
+	// telemetryFile is [telemetry], resolved with the environment in Load.
+	telemetryFile telemetryFile
 	// Warnings are problems that did not stop loading (a project's allow
 	// rules, which are ignored); the caller shows them.
 	Warnings []string
@@ -201,6 +206,7 @@ type file struct {
 	Serve       ServeConfig          `toml:"serve"`
 	Engine      string               `toml:"engine"`
 	Temporal    temporalFile         `toml:"temporal"`
+	Telemetry   telemetryFile        `toml:"telemetry"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -244,6 +250,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		Temporal:         defaultTemporal(),
 	}
 	if err := c.readFile(); err != nil {
+		return nil, err
+	}
+	if err := c.applyTelemetry(c.telemetryFile, getenv, func(key, format string, args ...any) error {
+		return fmt.Errorf("%s: key %s: %s", c.File, key, fmt.Sprintf(format, args...))
+	}); err != nil {
 		return nil, err
 	}
 	c.TrustProject = flags.TrustProject
@@ -466,6 +477,7 @@ func (c *Config) apply(f file) error {
 		return err
 	}
 	c.hooksFile = f.Hooks
+	c.telemetryFile = f.Telemetry
 	c.Hooks.Unconfined = f.Hooks.Unconfined
 	if err := c.applyWeb(f.Web, bad); err != nil {
 		return err
