@@ -57,6 +57,8 @@ func TestUsageLedger(t *testing.T) {
 	}
 	want = append(want, want[2])
 	want[3].Total, want[3].Sessions, want[3].Model = false, 0, "scripted/test-model"
+	grand := session.UsageRow{Total: true, Sessions: 1, Usage: want[0].Usage.Add(want[2].Usage)}
+	want = append([]session.UsageRow{grand}, want...)
 	if len(rows) != len(want) {
 		t.Fatalf("rows:\n%+v\nwant\n%+v", rows, want)
 	}

@@ -72,11 +72,12 @@ type UsageQuery struct {
 }
 
 // UsageRow is the usage of one group: its total (Total set), or its usage
-// with one model (cost is a model's price times its tokens).
+// with one model (cost is a model's price times its tokens). The row with
+// Key "" is the grand total of every group.
 type UsageRow struct {
 	// Key is the group: "2026-12-01" by day, the model, the workdir, or
 	// by session the top-level session's id (a sub-agent's usage counts
-	// toward the session that started it).
+	// toward the session that started it); "" for the grand total.
 	Key   string `json:"key"`
 	Total bool   `json:"total"`
 	// Model is the "provider/model" of a model's row; "" on a total.
@@ -96,9 +97,9 @@ type UsageStore interface {
 	// model ("provider/model", never empty). An unknown session wraps
 	// ErrNotFound.
 	AddUsage(ctx context.Context, sessionID string, at time.Time, model string, u Usage) error
-	// UsageReport returns the usage q selects, in one query: for each
-	// group (ordered by Key) its total row first, then one row per model
-	// ordered by Model.
+	// UsageReport returns the usage q selects, in one query: the grand
+	// total (Key "", always there), then for each group (ordered by Key)
+	// its total row, then one row per model ordered by Model.
 	UsageReport(ctx context.Context, q UsageQuery) ([]UsageRow, error)
 }
 

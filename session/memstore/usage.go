@@ -46,6 +46,8 @@ func (s *Store) UsageReport(_ context.Context, q session.UsageQuery) ([]session.
 		models   map[string]session.Usage
 	}
 	groups := map[string]*group{}
+	var grand session.Usage
+	grandSessions := map[string]bool{}
 	for id, e := range s.sessions {
 		sess := e.sess
 		if q.Session != "" && id != q.Session && sess.ParentID != q.Session {
@@ -74,13 +76,17 @@ func (s *Store) UsageReport(_ context.Context, q session.UsageQuery) ([]session.
 				groups[key] = g
 			}
 			g.total = g.total.Add(u)
+			grand = grand.Add(u)
+			if sess.ParentID == "" {
+				grandSessions[id] = true
+			}
 			g.models[k.model] = g.models[k.model].Add(u)
 			if sess.ParentID == "" {
 				g.sessions[id] = true
 			}
 		}
 	}
-	var out []session.UsageRow
+	out := []session.UsageRow{{Total: true, Sessions: len(grandSessions), Usage: grand}}
 	for k, g := range groups {
 		shown := k
 		if q.By == session.ByDay || q.By == "" {

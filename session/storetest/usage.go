@@ -12,8 +12,8 @@ import (
 
 // testUsage checks session.UsageStore on stores that implement it: usage
 // recorded in one hour with one model adds up; a report groups by day (at
-// the reader's offset), model, workdir or top-level session, each group's
-// total first and then its models; sessions are counted once per group and
+// the reader's offset), model, workdir or top-level session, after the
+// grand total, each group's total first and then its models; sessions are counted once per group and
 // sub-agents not at all; Since and Session select; deleting a session
 // drops its usage; an unknown session is ErrNotFound.
 func testUsage(t *testing.T, s session.Store) {
@@ -73,35 +73,36 @@ func testUsage(t *testing.T, s session.Store) {
 		q    session.UsageQuery
 		want []session.UsageRow
 	}{
-		{session.UsageQuery{}, []session.UsageRow{
+		{session.UsageQuery{}, []session.UsageRow{total("", 2, m1.Add(m3).Add(m2)),
 			total("2001-02-03", 1, m1.Add(m3)), model("2001-02-03", "openai/m1", m1), model("2001-02-03", "openai/m3", m3),
 			total("2001-02-05", 1, m2), model("2001-02-05", "anthropic/m2", m2),
 		}},
-		{session.UsageQuery{By: session.ByDay, Offset: time.Hour}, []session.UsageRow{
+		{session.UsageQuery{By: session.ByDay, Offset: time.Hour}, []session.UsageRow{total("", 2, m1.Add(m3).Add(m2)),
 			total("2001-02-03", 1, m1), model("2001-02-03", "openai/m1", m1),
 			total("2001-02-04", 1, m3), model("2001-02-04", "openai/m3", m3),
 			total("2001-02-05", 1, m2), model("2001-02-05", "anthropic/m2", m2),
 		}},
-		{session.UsageQuery{By: session.ByModel}, []session.UsageRow{
+		{session.UsageQuery{By: session.ByModel}, []session.UsageRow{total("", 2, m1.Add(m3).Add(m2)),
 			total("anthropic/m2", 1, m2), model("anthropic/m2", "anthropic/m2", m2),
 			total("openai/m1", 1, m1), model("openai/m1", "openai/m1", m1),
 			total("openai/m3", 1, m3), model("openai/m3", "openai/m3", m3),
 		}},
-		{session.UsageQuery{By: session.ByWorkdir}, []session.UsageRow{
+		{session.UsageQuery{By: session.ByWorkdir}, []session.UsageRow{total("", 2, m1.Add(m3).Add(m2)),
 			total("/w1", 1, m1.Add(m3)), model("/w1", "openai/m1", m1), model("/w1", "openai/m3", m3),
 			total("/w2", 1, m2), model("/w2", "anthropic/m2", m2),
 		}},
-		{session.UsageQuery{By: session.BySession, Session: a.ID}, []session.UsageRow{
+		{session.UsageQuery{By: session.BySession, Session: a.ID}, []session.UsageRow{total("", 1, m1.Add(m3)),
 			total(a.ID, 1, m1.Add(m3)), model(a.ID, "openai/m1", m1), model(a.ID, "openai/m3", m3),
 		}},
-		{session.UsageQuery{By: session.ByModel, Since: day2.Add(-time.Hour)}, []session.UsageRow{
+		{session.UsageQuery{By: session.ByModel, Since: day2.Add(-time.Hour)}, []session.UsageRow{total("", 1, m2),
 			total("anthropic/m2", 1, m2), model("anthropic/m2", "anthropic/m2", m2),
 		}},
 		// Since counts whole hours: usage at 23:30 is in from 23:59.
-		{session.UsageQuery{By: session.ByModel, Since: late.Add(29 * time.Minute), Session: a.ID}, []session.UsageRow{
+		{session.UsageQuery{By: session.ByModel, Since: late.Add(29 * time.Minute), Session: a.ID}, []session.UsageRow{total("", 1, m3),
 			total("openai/m3", 1, m3), model("openai/m3", "openai/m3", m3),
 		}},
 		{session.UsageQuery{Session: child.ID, By: session.BySession}, []session.UsageRow{
+			total("", 0, session.Usage{ModelCalls: 2, InputTokens: 30, OutputTokens: 3, ToolCalls: 4}),
 			total(a.ID, 0, session.Usage{ModelCalls: 2, InputTokens: 30, OutputTokens: 3, ToolCalls: 4}),
 			model(a.ID, "openai/m1", session.Usage{ModelCalls: 2, InputTokens: 30, OutputTokens: 3, ToolCalls: 4}),
 		}},
@@ -117,7 +118,7 @@ func testUsage(t *testing.T, s session.Store) {
 	if err := s.Delete(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got := report(session.UsageQuery{By: session.ByWorkdir, Session: b.ID}); len(got) != 0 {
+	if got := report(session.UsageQuery{By: session.ByWorkdir, Session: b.ID}); len(got) != 1 || got[0] != (session.UsageRow{Total: true}) {
 		t.Errorf("usage of a deleted session: %+v", got)
 	}
 }

@@ -40,8 +40,9 @@ func AddUsageSQL(table string) string {
 }
 
 // UsageReportSQL is the report query of q over the tables prefix+
-// "session_usage" and prefix+"sessions", with its arguments: each group's
-// total (which also counts its top-level sessions) and its per-model rows,
+// "session_usage" and prefix+"sessions", with its arguments: the grand
+// total, each group's total (both count top-level sessions) and its
+// per-model rows,
 // in one statement, in no order (session.SortUsageRows orders them).
 func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) {
 	var key string
@@ -71,7 +72,7 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 	}
 	var sums []string
 	for _, c := range strings.Split(strings.Join(strings.Fields(usageColumns), ""), ",") {
-		sums = append(sums, fmt.Sprintf("CAST(sum(%s) AS BIGINT)", c))
+		sums = append(sums, fmt.Sprintf("CAST(coalesce(sum(%s), 0) AS BIGINT)", c))
 	}
 	sum := strings.Join(sums, ", ")
 	query := fmt.Sprintf(`WITH u AS (
@@ -79,9 +80,11 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 		FROM %ssession_usage AS u JOIN %ssessions AS s ON s.id = u.session_id
 		WHERE %s
 	)
-	SELECT k, 1 AS total, '' AS model, count(DISTINCT CASE WHEN parent = '' THEN sid END) AS sessions, %s FROM u GROUP BY k
+	SELECT '' AS k, 2 AS total, '' AS model, count(DISTINCT CASE WHEN parent = '' THEN sid END) AS sessions, %s FROM u
 	UNION ALL
-	SELECT k, 0, model, 0, %s FROM u GROUP BY k, model`, key, prefixed("u.", usageColumns), prefix, prefix, where, sum, sum)
+	SELECT k, 1, '', count(DISTINCT CASE WHEN parent = '' THEN sid END), %s FROM u GROUP BY k
+	UNION ALL
+	SELECT k, 0, model, 0, %s FROM u GROUP BY k, model`, key, prefixed("u.", usageColumns), prefix, prefix, where, sum, sum, sum)
 	return query, args, nil
 }
 
@@ -113,12 +116,15 @@ func (r *UsageRowScan) Dest() []any {
 func (r *UsageRowScan) Row(by session.UsageGroup) (session.UsageRow, error) {
 	row := r.row
 	row.Total = r.total != 0
+	if r.total == 2 {
+		row.Key = ""
+	}
 	v := r.vals
 	row.Sessions = int(v[0])
 	row.Usage = session.Usage{ModelCalls: int(v[1]), InputTokens: int(v[2]), OutputTokens: int(v[3]),
 		CacheReadTokens: int(v[4]), CacheWriteTokens: int(v[5]), ToolCalls: int(v[6]),
 		PlansSubmitted: int(v[7]), PlansApproved: int(v[8]), PlansRefined: int(v[9]), PlansCancelled: int(v[10]), PlansStalled: int(v[11])}
-	if by == session.ByDay || by == "" {
+	if (by == session.ByDay || by == "") && r.total != 2 {
 		var day int64
 		if _, err := fmt.Sscan(row.Key, &day); err != nil {
 			return row, fmt.Errorf("usage report: day %q: %w", row.Key, err)
