@@ -74,7 +74,7 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	if quit, err := askTrustAtStart(ctx, c); err != nil || quit {
 		return err
 	}
-	rt, err := newRuntime(ctx, c, p, r, e.stderr)
+	rt, err := newRuntime(ctx, e, c, p, r)
 	if err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *dem
 	}
 	c.MCPServers = nil
 	r := config.Resolved{Name: config.TypeScripted, Model: "demo", Provider: config.Provider{Type: config.TypeScripted}}
-	rt, err := newRuntime(ctx, c, d.Provider, r, e.stderr)
+	rt, err := newRuntime(ctx, e, c, d.Provider, r)
 	if err != nil {
 		return nil, nil, err
 	}
