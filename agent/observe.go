@@ -35,6 +35,8 @@ type RunInfo struct {
 	// ParentID is the session of the run that started this sub-agent; ""
 	// for a top-level run.
 	ParentID string
+	// New says the session has no messages yet: this is its first run.
+	New bool
 }
 
 // RunObserver watches one run. Event and ToolContext are called on the
@@ -68,7 +70,7 @@ func (e *Engine) observe(ctx context.Context, s *stream) (context.Context, func(
 		name = AgentName
 	}
 	ctx, s.obs = e.cfg.observer.StartRun(ctx, RunInfo{SessionID: e.SessionID(), Agent: name, Model: e.cfg.modelLabel,
-		Workdir: e.cfg.workdir, ParentID: e.cfg.parentID})
+		Workdir: e.cfg.workdir, ParentID: e.cfg.parentID, New: e.st.Len() == 0})
 	return ctx, s.obs.End
 }
 

@@ -30,7 +30,11 @@ func (t *Telemetry) StartRun(ctx context.Context, info agent.RunInfo) (context.C
 	}
 	ctx, span := t.tracer.Start(ctx, "invoke_agent "+info.Agent, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(attrs...))
-	return ctx, &run{t: t, ctx: ctx, span: span, info: info, model: modelAttrs(info.Model), tools: map[string]*toolCall{}}
+	r := &run{t: t, ctx: ctx, span: span, info: info, model: modelAttrs(info.Model), tools: map[string]*toolCall{}}
+	if info.New && info.ParentID == "" {
+		t.m.sessions.Add(ctx, 1, metric.WithAttributes(r.model...))
+	}
+	return ctx, r
 }
 
 // Usage implements agent.Observer: plan outcomes are counted and noted on
@@ -53,12 +57,11 @@ func (t *Telemetry) Usage(ctx context.Context, _, _ string, u session.Usage) {
 
 // run observes one run of an engine.
 type run struct {
-	t       *Telemetry
-	ctx     context.Context
-	span    trace.Span
-	info    agent.RunInfo
-	model   []attribute.KeyValue
-	counted bool // the session it created was counted
+	t     *Telemetry
+	ctx   context.Context
+	span  trace.Span
+	info  agent.RunInfo
+	model []attribute.KeyValue
 
 	mu    sync.Mutex
 	tools map[string]*toolCall // by call id, from ToolCall to ToolResult
@@ -78,10 +81,6 @@ func (r *run) Event(ev agent.Event) {
 	switch ev := ev.(type) {
 	case agent.SessionStarted:
 		r.span.SetAttributes(ConversationID.String(ev.SessionID), Mode.String(ev.Mode.String()))
-		if r.info.SessionID == "" && r.info.ParentID == "" && !r.counted {
-			r.counted = true
-			r.t.m.sessions.Add(r.ctx, 1, metric.WithAttributes(r.model...))
-		}
 	case agent.UsageUpdate:
 		r.t.m.turns.Add(r.ctx, 1, metric.WithAttributes(r.model...))
 	case agent.ToolCall:
