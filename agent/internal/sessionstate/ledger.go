@@ -22,15 +22,53 @@ func WithUsageHook(hook func(ctx context.Context, sessionID, model string, u ses
 // WithClock sets the time usage is recorded at (default time.Now).
 func WithClock(now func() time.Time) Option { return func(s *State) { s.now = now } }
 
-// AddUsage records u as used by the session with model ("provider/model";
-// "" is the session's model). A failure is logged: usage accounting does
-// not stop a run.
+// AddUsage records a model call's usage u with model ("provider/model";
+// "" is the session's model). It is kept in memory and written when the
+// run ends (FinishRun): one write a run rather than one a turn, which on
+// SQLite was a seventh of a turn's cost.
 func (s *State) AddUsage(ctx context.Context, model string, u session.Usage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.addUsageLocked(ctx, model, u)
+	if s.sess == nil {
+		return
+	}
+	if model == "" {
+		model = s.sess.Model
+	}
+	k := usageKey{session.UsageHour(s.now()), model}
+	if s.pending == nil {
+		s.pending = map[usageKey]session.Usage{}
+	}
+	s.pending[k] = s.pending[k].Add(u)
+	if s.usageHook != nil {
+		s.usageHook(ctx, s.sess.ID, model, u)
+	}
 }
 
+// usageKey is a row of the ledger: an hour and a model.
+type usageKey struct {
+	hour  int64
+	model string
+}
+
+// flushUsageLocked writes the usage recorded since the last flush. A
+// failure is logged: usage accounting does not stop a run.
+func (s *State) flushUsageLocked(ctx context.Context) {
+	if s.sess == nil || len(s.pending) == 0 {
+		return
+	}
+	if us, ok := s.store.(session.UsageStore); ok {
+		for k, u := range s.pending {
+			if err := us.AddUsage(detached(ctx), s.sess.ID, time.Unix(k.hour*3600, 0), k.model, u); err != nil {
+				s.log.Warn("agent: could not record usage", "session", s.sess.ID, "err", err)
+			}
+		}
+	}
+	clear(s.pending)
+}
+
+// addUsageLocked records a plan's outcome u at once (they are rare, and
+// must count once whatever happens to the run).
 func (s *State) addUsageLocked(ctx context.Context, model string, u session.Usage) {
 	if s.sess == nil {
 		return

@@ -44,6 +44,7 @@ type State struct {
 	usage      usageMark
 	eff        effective // the last effective history of a compacted session
 	usageHook  func(ctx context.Context, sessionID, model string, u session.Usage)
+	pending    map[usageKey]session.Usage // model calls not written yet (ledger.go)
 	now        func() time.Time
 }
 

@@ -31,13 +31,15 @@ func (s *State) StartRun(ctx context.Context) (refining bool, err error) {
 	return refining, err
 }
 
-// FinishRun settles the status of a run that ended and saves the state;
-// the state is saved even when the workflow refuses (err).
+// FinishRun settles the status of a run that ended and saves the state
+// and the run's usage; they are saved even when the workflow refuses
+// (err).
 func (s *State) FinishRun(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.flow.FinishRun()
 	s.saveLocked(ctx)
+	s.flushUsageLocked(ctx)
 	return err
 }
 
