@@ -2,36 +2,26 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/internal/codec"
 )
 
-var addUsageSQL = codec.AddUsageSQL("harness9.session_usage")
+var addUsageSQL = codec.AddUsageSQL("harness9.")
 
 // AddUsage implements session.UsageStore.
 func (s *Store) AddUsage(ctx context.Context, sessionID string, at time.Time, model string, u session.Usage) error {
 	args := append([]any{sessionID, session.UsageHour(at), model}, codec.UsageValues(u)...)
-	_, err := s.pool.Exec(ctx, addUsageSQL, args...)
-	if isForeignKeyViolation(err) {
-		return notFound(sessionID)
-	}
+	tag, err := s.pool.Exec(ctx, addUsageSQL, args...)
 	if err != nil {
 		return fmt.Errorf("record usage of session %s: %w", sessionID, err)
 	}
+	if tag.RowsAffected() == 0 {
+		return notFound(sessionID)
+	}
 	return nil
-}
-
-// isForeignKeyViolation reports whether err is PostgreSQL's
-// foreign_key_violation: a row naming a session that does not exist.
-func isForeignKeyViolation(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "23503"
 }
 
 // UsageReport implements session.UsageStore.

@@ -11,7 +11,7 @@ import (
 	"github.com/harness9/harness9/session/internal/codec"
 )
 
-var addUsageSQL = sqliteParams(codec.AddUsageSQL("session_usage"))
+var addUsageSQL = sqliteParams(codec.AddUsageSQL(""))
 
 // sqliteParams turns the shared SQL's $1, $2 … into SQLite's ?1, ?2 ….
 func sqliteParams(q string) string { return strings.ReplaceAll(q, "$", "?") }
@@ -20,13 +20,11 @@ func sqliteParams(q string) string { return strings.ReplaceAll(q, "$", "?") }
 func (s *Store) AddUsage(ctx context.Context, sessionID string, at time.Time, model string, u session.Usage) error {
 	args := append([]any{sessionID, session.UsageHour(at), model}, codec.UsageValues(u)...)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, addUsageSQL, args...)
-		if err != nil && isConstraint(err) {
-			if ok, xerr := exists(ctx, tx, sessionID); xerr == nil && !ok {
-				return notFound(sessionID)
-			}
+		res, err := tx.ExecContext(ctx, addUsageSQL, args...)
+		if err != nil {
+			return err
 		}
-		return err
+		return mustAffect(res, sessionID)
 	})
 	if err != nil {
 		return fmt.Errorf("record usage of session %s: %w", sessionID, err)

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/harness9/harness9/session"
@@ -23,51 +22,54 @@ func UsageValues(u session.Usage) []any {
 		u.PlansSubmitted, u.PlansApproved, u.PlansRefined, u.PlansCancelled, u.PlansStalled}
 }
 
-// AddUsageSQL is the upsert of one (session, hour, model) row into table
-// (schema-qualified as the store needs); its parameters are session id,
-// hour, model, then UsageValues.
-func AddUsageSQL(table string) string {
+// AddUsageSQL is the upsert of one (session, hour, model) row into
+// prefix+"session_usage", copying the session's workdir and parent from
+// prefix+"sessions" (they never change) so that reports read one table;
+// its parameters are session id, hour, model, then UsageValues. No row
+// affected means no such session.
+func AddUsageSQL(prefix string) string {
 	cols := strings.Split(strings.Join(strings.Fields(usageColumns), ""), ",")
 	params := make([]string, len(cols))
 	sets := make([]string, len(cols))
 	for i, c := range cols {
-		params[i] = fmt.Sprintf("$%d", i+4)
+		params[i] = fmt.Sprintf("CAST($%d AS BIGINT)", i+4)
 		sets[i] = fmt.Sprintf("%s = t.%s + excluded.%s", c, c, c)
 	}
-	return fmt.Sprintf(`INSERT INTO %s AS t (session_id, hour, model, %s) VALUES ($1, $2, $3, %s)
+	return fmt.Sprintf(`INSERT INTO %ssession_usage AS t (session_id, hour, model, workdir, parent_id, %s)
+		SELECT s.id, CAST($2 AS BIGINT), CAST($3 AS TEXT), s.workdir, s.parent_id, %s FROM %ssessions AS s WHERE s.id = $1
 		ON CONFLICT (session_id, hour, model) DO UPDATE SET %s`,
-		table, strings.Join(cols, ", "), strings.Join(params, ", "), strings.Join(sets, ", "))
+		prefix, strings.Join(cols, ", "), strings.Join(params, ", "), prefix, strings.Join(sets, ", "))
 }
 
-// UsageReportSQL is the report query of q over the tables prefix+
-// "session_usage" and prefix+"sessions", with its arguments: the grand
-// total, each group's total (both count top-level sessions) and its
-// per-model rows,
-// in one statement, in no order (session.SortUsageRows orders them).
+// UsageReportSQL is the report query of q over the table
+// prefix+"session_usage", with its arguments: the grand total, each
+// group's total (both count top-level sessions) and its per-model rows, in
+// one statement, in no order (session.SortUsageRows orders them).
 func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) {
 	var key string
 	switch q.By {
 	case session.ByDay, "":
-		// Inlined integers: a parameter here would leave PostgreSQL
+		// An inlined integer: a parameter here would leave PostgreSQL
 		// without its type when the query did not use it.
-		key = fmt.Sprintf("(u.hour * 3600 + %d) / 86400", int64(q.Offset.Seconds()))
+		key = fmt.Sprintf("(hour * 3600 + %d) / 86400", int64(q.Offset.Seconds()))
 	case session.ByModel:
-		key = "u.model"
+		key = "model"
 	case session.ByWorkdir:
-		key = "s.workdir"
+		key = "workdir"
 	case session.BySession:
-		key = "CASE WHEN s.parent_id = '' THEN s.id ELSE s.parent_id END"
+		key = "CASE WHEN parent_id = '' THEN session_id ELSE parent_id END"
 	default:
 		return "", nil, fmt.Errorf("usage report: unknown grouping %q (day, model, workdir or session)", q.By)
 	}
-	since := int64(math.MinInt64 / 2)
+	// No condition at all reads the table straight through, faster than
+	// through an index when every row counts.
+	where := "true"
 	if !q.Since.IsZero() {
-		since = session.UsageHour(q.Since)
+		where = fmt.Sprintf("hour >= %d", session.UsageHour(q.Since))
 	}
-	where := fmt.Sprintf("u.hour >= %d", since)
 	var args []any
 	if q.Session != "" {
-		where += " AND (s.id = $1 OR s.parent_id = $1)"
+		where += " AND (session_id = $1 OR parent_id = $1)"
 		args = append(args, q.Session)
 	}
 	var sums []string
@@ -75,25 +77,17 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 		sums = append(sums, fmt.Sprintf("CAST(coalesce(sum(%s), 0) AS BIGINT)", c))
 	}
 	sum := strings.Join(sums, ", ")
-	query := fmt.Sprintf(`WITH u AS (
-		SELECT CAST(%s AS TEXT) AS k, u.model, s.id AS sid, s.parent_id AS parent, %s
-		FROM %ssession_usage AS u JOIN %ssessions AS s ON s.id = u.session_id
-		WHERE %s
-	)
-	SELECT '' AS k, 2 AS total, '' AS model, count(DISTINCT CASE WHEN parent = '' THEN sid END) AS sessions, %s FROM u
+	sessions := "count(DISTINCT CASE WHEN parent_id = '' THEN session_id END)"
+	table := prefix + "session_usage"
+	query := fmt.Sprintf(`SELECT '', 2, '', %s, %s FROM %s WHERE %s
 	UNION ALL
-	SELECT k, 1, '', count(DISTINCT CASE WHEN parent = '' THEN sid END), %s FROM u GROUP BY k
+	SELECT CAST(%s AS TEXT), 1, '', %s, %s FROM %s WHERE %s GROUP BY 1
 	UNION ALL
-	SELECT k, 0, model, 0, %s FROM u GROUP BY k, model`, key, prefixed("u.", usageColumns), prefix, prefix, where, sum, sum, sum)
+	SELECT CAST(%s AS TEXT), 0, model, 0, %s FROM %s WHERE %s GROUP BY 1, model`,
+		sessions, sum, table, where,
+		key, sessions, sum, table, where,
+		key, sum, table, where)
 	return query, args, nil
-}
-
-func prefixed(p, cols string) string {
-	parts := strings.Split(strings.Join(strings.Fields(cols), ""), ",")
-	for i, c := range parts {
-		parts[i] = p + c
-	}
-	return strings.Join(parts, ", ")
 }
 
 // UsageRowScan receives one row of UsageReportSQL.

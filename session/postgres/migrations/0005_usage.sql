@@ -6,6 +6,10 @@ CREATE TABLE harness9.session_usage (
     session_id         text COLLATE "C" NOT NULL REFERENCES harness9.sessions (id) ON DELETE CASCADE,
     hour               bigint  NOT NULL,
     model              text    NOT NULL,
+    -- The session's workdir and parent, copied from its row (they never
+    -- change) so that a report reads this table alone.
+    workdir            text    NOT NULL DEFAULT '',
+    parent_id          text    COLLATE "C" NOT NULL DEFAULT '',
     model_calls        integer NOT NULL DEFAULT 0,
     input_tokens       bigint  NOT NULL DEFAULT 0,
     output_tokens      bigint  NOT NULL DEFAULT 0,
@@ -21,3 +25,5 @@ CREATE TABLE harness9.session_usage (
 );
 
 CREATE INDEX session_usage_hour ON harness9.session_usage (hour);
+-- A session's report (sessions show) reads its rows and its sub-agents'.
+CREATE INDEX session_usage_parent ON harness9.session_usage (parent_id);

@@ -6,6 +6,10 @@ CREATE TABLE session_usage (
     session_id         TEXT    NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
     hour               INTEGER NOT NULL,
     model              TEXT    NOT NULL,
+    -- The session's workdir and parent, copied from its row (they never
+    -- change) so that a report reads this table alone.
+    workdir            TEXT    NOT NULL DEFAULT '',
+    parent_id          TEXT    NOT NULL DEFAULT '',
     model_calls        INTEGER NOT NULL DEFAULT 0,
     input_tokens       INTEGER NOT NULL DEFAULT 0,
     output_tokens      INTEGER NOT NULL DEFAULT 0,
@@ -21,3 +25,5 @@ CREATE TABLE session_usage (
 );
 
 CREATE INDEX session_usage_hour ON session_usage (hour);
+-- A session's report (sessions show) reads its rows and its sub-agents'.
+CREATE INDEX session_usage_parent ON session_usage (parent_id);
