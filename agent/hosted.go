@@ -60,7 +60,7 @@ func (h hostedSteps) run(ctx context.Context, l *driver.Loop, fn func(ctx contex
 	x := &engineSteps{e: e, s: s, retried: true}
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("agent: panic in a step", "panic", p, "stack", string(debug.Stack()))
+			e.log.ErrorContext(ctx, "agent: panic in a step", "panic", p, "stack", string(debug.Stack()))
 			r, err = driver.Result{}, fmt.Errorf("agent: internal error: %v", p)
 		}
 		x.End(ctx, l)

@@ -98,7 +98,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 		// Only a status no run can start from (another process's Running
 		// would have been restored as Idle) gets here; the run goes on and
 		// the status stays what it was.
-		e.log.Warn("agent: the planning workflow refused to start a run", "err", err)
+		e.log.WarnContext(ctx, "agent: the planning workflow refused to start a run", "err", err)
 	}
 	gate := e.withDenyRules(e.gateFor(mode))
 	if rs.restrict != nil {
@@ -123,7 +123,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 // and saves the planning state.
 func (e *Engine) leave(ctx context.Context) {
 	if err := e.st.FinishRun(ctx); err != nil {
-		e.log.Warn("agent: the planning workflow refused to end a run", "err", err)
+		e.log.WarnContext(ctx, "agent: the planning workflow refused to end a run", "err", err)
 	}
 }
 
@@ -208,7 +208,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 	partial.ToolCalls = nil
 	if partial.Content != "" || partial.Reasoning != "" {
 		if perr := l.e.st.Append(ctx, partial); perr != nil {
-			l.e.log.Warn("agent: could not save the partial answer", "err", perr)
+			l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)
 		}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {

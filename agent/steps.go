@@ -136,7 +136,7 @@ func (x *engineSteps) Model(ctx context.Context, l *driver.Loop) (driver.Result,
 	} else {
 		e.st.SetUsage(sessionstate.UsageMark(l.Memo.Usage))
 		if err := cl.maybeCompact(ctx); err != nil {
-			e.log.Warn("agent: compaction failed; continuing with the full history", "err", err)
+			e.log.WarnContext(ctx, "agent: compaction failed; continuing with the full history", "err", err)
 		}
 		resp, err := cl.callModel(ctx, cl.request())
 		if err != nil && x.retried && ctx.Err() == nil {

@@ -74,7 +74,7 @@ func (e *Engine) serve(ctx context.Context, fn body) iter.Seq[Event] {
 func (e *Engine) guard(ctx context.Context, s *stream, fn body) (status RunStatus, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
+			e.log.ErrorContext(ctx, "agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
 			status, err = RunError, fmt.Errorf("agent: internal error: %v", p)
 		}
 	}()

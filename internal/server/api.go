@@ -64,7 +64,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &conf):
 		status = http.StatusConflict
 	default:
-		s.log.Error("serve: request failed", "request", pathFor(r), "err", err)
+		s.log.ErrorContext(r.Context(), "serve: request failed", "request", pathFor(r), "err", err)
 	}
 	writeJSON(w, status, map[string]string{"error": err.Error()})
 }
