@@ -138,7 +138,7 @@ func labels(set attribute.Set, le string) string {
 	}
 	for it := set.Iter(); it.Next(); {
 		kv := it.Attribute()
-		add(string(kv.Key), kv.Value.Emit())
+		add(string(kv.Key), kv.Value.String())
 	}
 	if le != "" {
 		add("le", le)

@@ -347,7 +347,7 @@ func spanText(s tracetest.SpanStub) string {
 	b.WriteString(s.Name + " " + s.Status.Description)
 	add := func(kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
-			b.WriteString(" " + string(kv.Key) + "=" + kv.Value.Emit())
+			b.WriteString(" " + string(kv.Key) + "=" + kv.Value.String())
 		}
 	}
 	add(s.Attributes)
@@ -404,7 +404,7 @@ func wantSum(t *testing.T, rm metricdata.ResourceMetrics, name string, match map
 func matches(set attribute.Set, match map[string]string) bool {
 	for k, v := range match {
 		got, ok := set.Value(attribute.Key(k))
-		if !ok || got.Emit() != v {
+		if !ok || got.String() != v {
 			return false
 		}
 	}

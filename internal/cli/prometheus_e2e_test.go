@@ -3,7 +3,6 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,9 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/internal/proctest"
 )
 
 // promInstall is how CI gets the Prometheus server (.ci/run).
@@ -51,39 +51,10 @@ scrape_configs:
 	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	logf, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	addr := "127.0.0.1:" + proctest.FreePorts(t, 1)[0]
 	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("prometheus log:\n%s", b)
-		}
-	})
+	done := proctest.Start(t, cmd, filepath.Join(dir, "prometheus.log"))
 	p := &prometheus{t: t, url: "http://" + addr}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -178,16 +149,7 @@ func TestPrometheusScrapesServe(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/metrics without a token answered %d", resp.StatusCode)
 	}
-	code, created := s.post(token, "/api/sessions", `{"workdir": "`+root+`", "mode": "plan", "prompt": "write done.txt"}`)
-	if code != 201 {
-		t.Fatalf("create: %d %v\n%s", code, created, s.logs)
-	}
-	id := created["id"].(string)
-	s.waitEvent(token, id, "done", "awaiting_approval")
-	if code, _ := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
-		t.Fatalf("review: %d\n%s", code, s.logs)
-	}
-	s.waitEvent(token, id, "done", "completed")
+	s.planApproveExecute(token, root, "write done.txt")
 
 	p := startPrometheus(t, strings.TrimPrefix(s.url, "http://"), token)
 	p.waitValue(`up{job="harness9"}`, 1)

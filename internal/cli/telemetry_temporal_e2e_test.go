@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,23 +10,6 @@ import (
 	"github.com/harness9/harness9/internal/otelcoltest"
 	"github.com/harness9/harness9/internal/pgtest"
 )
-
-// postTraced sends an authorised POST that carries the caller's trace.
-func (p *serveProc) postTraced(token, traceparent, path, body string) (int, map[string]any) {
-	p.t.Helper()
-	req, _ := http.NewRequest("POST", p.url+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("traceparent", traceparent)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
-}
 
 // A real OTLP collector receives one trace for a plan → approve → execute
 // session run through `serve --engine temporal` and a worker in another
@@ -55,16 +37,8 @@ func TestServeTemporalOneTrace(t *testing.T) {
 	const secret = "SECRET-PROMPT-c3d2"
 	const trace, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	tp := "00-" + trace + "-" + parent + "-01"
-	code, created := s.postTraced(token, tp, "/api/sessions", `{"workdir": "`+h.workdir+`", "mode": "plan", "prompt": "`+secret+` write done.txt"}`)
-	if code != 201 {
-		t.Fatalf("create: %d %v\n%s", code, created, s.logs)
-	}
-	id := created["id"].(string)
-	s.waitEvent(token, id, "done", "awaiting_approval")
-	if code, _ := s.postTraced(token, tp, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
-		t.Fatalf("review: %d\n%s", code, s.logs)
-	}
-	s.waitEvent(token, id, "done", "completed")
+	s.header = http.Header{"Traceparent": {tp}}
+	s.planApproveExecute(token, h.workdir, secret+" write done.txt")
 
 	spans := waitSpans(t, col, "the session's spans", func(sp []otelcoltest.Span) bool {
 		return len(spansNamed(sp, "execute_tool write_file")) == 1 && len(spansNamed(sp, "execute_tool submit_plan")) == 1 &&

@@ -19,9 +19,10 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/internal/proctest"
 )
 
 // Collector is a running collector.
@@ -100,7 +101,7 @@ func Start(t testing.TB) *Collector {
 	t.Helper()
 	bin := binary(t)
 	dir := t.TempDir()
-	ports := freePorts(t, 2)
+	ports := proctest.FreePorts(t, 2)
 	c := &Collector{HTTP: "http://127.0.0.1:" + ports[0], GRPC: "http://127.0.0.1:" + ports[1],
 		File: filepath.Join(dir, "otlp.jsonl"), Log: filepath.Join(dir, "collector.log")}
 	cfg := fmt.Sprintf(`receivers:
@@ -130,28 +131,7 @@ service:
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logf, err := os.Create(c.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--config", "file:"+cfgPath)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("otelcoltest: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		logf.Close()
-	})
+	exited := proctest.Start(t, exec.Command(bin, "--config", "file:"+cfgPath), c.Log)
 	deadline := time.Now().Add(30 * time.Second)
 	for _, p := range ports {
 		for {
@@ -174,24 +154,6 @@ service:
 		}
 	}
 	return c
-}
-
-func freePorts(t testing.TB, n int) []string {
-	t.Helper()
-	var out []string
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
 }
 
 // Span is one span as the collector received it, with the resource and

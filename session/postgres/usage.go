@@ -26,31 +26,12 @@ func (s *Store) AddUsage(ctx context.Context, sessionID string, at time.Time, mo
 
 // UsageReport implements session.UsageStore.
 func (s *Store) UsageReport(ctx context.Context, q session.UsageQuery) ([]session.UsageRow, error) {
-	query, args, err := codec.UsageReportSQL("harness9.", q)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("usage report: %w", err)
-	}
-	defer rows.Close()
-	var out []session.UsageRow
-	var scan codec.UsageRowScan
-	dest := scan.Dest()
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("usage report: %w", err)
-		}
-		r, err := scan.Row(q.By)
+	return codec.UsageReport("harness9.", q, func(query string, args, dest []any, each func() error) error {
+		rows, err := s.pool.Query(ctx, query, args...)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("usage report: %w", err)
-	}
-	session.SortUsageRows(out)
-	return out, nil
+		defer rows.Close()
+		return codec.Each(rows, dest, each)
+	})
 }

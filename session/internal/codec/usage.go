@@ -127,3 +127,48 @@ func (r *UsageRowScan) Row(by session.UsageGroup) (session.UsageRow, error) {
 	}
 	return row, nil
 }
+
+// Querier runs query with args, scanning each row into dest and calling
+// each after it: a store's way of running the report.
+type Querier func(query string, args, dest []any, each func() error) error
+
+// UsageReport runs q's report through run (Store.UsageReport) and orders
+// its rows.
+func UsageReport(prefix string, q session.UsageQuery, run Querier) ([]session.UsageRow, error) {
+	query, args, err := UsageReportSQL(prefix, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []session.UsageRow
+	var scan UsageRowScan
+	err = run(query, args, scan.Dest(), func() error {
+		r, err := scan.Row(q.By)
+		out = append(out, r)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("usage report: %w", err)
+	}
+	session.SortUsageRows(out)
+	return out, nil
+}
+
+// Rows is what database/sql's and pgx's row sets share.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// Each scans every row of rows into dest and calls each after it.
+func Each(rows Rows, dest []any, each func() error) error {
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
