@@ -66,6 +66,8 @@ type env struct {
 	logger *slog.Logger
 	// command is the running command's path, without arguments.
 	command string
+	// warnedTelemetry: the telemetry warning was said once.
+	warnedTelemetry bool
 }
 
 // globals are the flags every command shares.

@@ -20,7 +20,12 @@ const telemetryShutdownGrace = 5 * time.Second
 // telemetry returns the process's telemetry for c (nil while it is off;
 // see internal/otelsetup), built the first time a command needs it.
 func telemetry(ctx context.Context, e *env, c *config.Config, sandbox string) (*otelsetup.Setup, error) {
-	s, err := otelsetup.Get(ctx, c.Telemetry, otelsetup.Options{Version: Version, Command: e.command,
+	cfg, why := otelsetup.Available(c.Telemetry)
+	if why != "" && !e.warnedTelemetry {
+		e.warnedTelemetry = true
+		fmt.Fprintf(e.stderr, "harness9: warning: %s\n", why)
+	}
+	s, err := otelsetup.Get(ctx, cfg, otelsetup.Options{Version: Version, Command: e.command,
 		Prices: c.PriceOf, Sandbox: sandbox})
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%w; fix [telemetry] in %s or the OTEL_* variables", err, c.File))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,10 +61,12 @@ func secretIn(spans []otelcoltest.Span, secret string) string {
 	return ""
 }
 
-// With OTEL_EXPORTER_OTLP_ENDPOINT set, `run --json` exports one trace
-// (the command, its agent run, the model call, the tool call) whose id the
-// session event carries, a child of TRACEPARENT, and none of the prompt,
-// the file or the answer; without it the session event has no trace_id.
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, `run --json` of a build with the
+// OTLP exporters (-tags temporal has them) exports one trace (the command,
+// its agent run, the model call, the tool call) whose id the session event
+// carries, a child of TRACEPARENT, and none of the prompt, the file or the
+// answer. The default build, which has no exporters, says so on stderr
+// and runs as without telemetry: no trace_id.
 func TestRunExportsTrace(t *testing.T) {
 	col := otelcoltest.Start(t)
 	h := newHarness(t)
@@ -75,10 +78,15 @@ func TestRunExportsTrace(t *testing.T) {
 	  {"calls": [{"name": "read_file", "input": {"path": "notes.txt"}}], "usage": {"input_tokens": 120, "output_tokens": 7}},
 	  {"text": "` + secret + ` answered", "usage": {"input_tokens": 200, "output_tokens": 9}}]}`)
 
-	plain := h.run("", "run", "--json", "-m", model, "-C", h.workdir, "read notes")
-	if plain.code != 0 || strings.Contains(plain.stdout, "trace_id") {
-		t.Fatalf("without telemetry: %d\n%s\n%s", plain.code, plain.stdout, plain.stderr)
+	cmd := exec.Command(h.binary(), "run", "--json", "-m", model, "-C", h.workdir, "read notes")
+	cmd.Env = append(h.env, "OTEL_EXPORTER_OTLP_ENDPOINT="+col.HTTP)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || strings.Contains(stdout.String(), "trace_id") ||
+		!strings.Contains(stderr.String(), "go build -tags otlp") {
+		t.Fatalf("the default build: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
+	h.bin = temporalBinary(t)
 	model = h.script(`{"turns": [
 	  {"calls": [{"name": "read_file", "input": {"path": "notes.txt"}}], "usage": {"input_tokens": 120, "output_tokens": 7}},
 	  {"text": "` + secret + ` answered", "usage": {"input_tokens": 200, "output_tokens": 9}}]}`)

@@ -12,15 +12,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -69,7 +64,8 @@ var (
 )
 
 // Get returns the process's telemetry, building it the first time: nil
-// when cfg turns nothing on. Later calls return the first Setup, whatever
+// when cfg turns nothing on. OTLP export in a build without it (OTLPBuiltIn)
+// fails; Available says what a build can do. Later calls return the first Setup, whatever
 // cfg they pass (one process, one set of exporters).
 func Get(ctx context.Context, cfg config.TelemetryConfig, o Options) (*Setup, error) {
 	mu.Lock()
@@ -83,6 +79,18 @@ func Get(ctx context.Context, cfg config.TelemetryConfig, o Options) (*Setup, er
 	}
 	cur = s
 	return s, nil
+}
+
+// Available is cfg without what this build cannot do (OTLP export without
+// the exporters), and why it was left out ("" when nothing was).
+func Available(cfg config.TelemetryConfig) (config.TelemetryConfig, string) {
+	if OTLPBuiltIn || !cfg.Traces && !cfg.Metrics {
+		return cfg, ""
+	}
+	cfg.Traces, cfg.Metrics = false, false
+	return cfg, "OpenTelemetry export is configured (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_*_EXPORTER=otlp or [telemetry]) " +
+		"but this harness9 was built without the OTLP exporters: nothing is exported. Build it with " +
+		"`go build -tags otlp ./cmd/harness9` (a -tags temporal build has them too)"
 }
 
 // Shutdown flushes what is left to export and stops the exporters; the
@@ -161,65 +169,6 @@ func (s *Setup) stop(ctx context.Context) error {
 		errs = append(errs, f(ctx))
 	}
 	return errors.Join(errs...)
-}
-
-// endpoint is the file's endpoint for a signal, when no OTEL_* variable
-// names one (the exporters read those themselves); for HTTP the signal's
-// path is added, as the exporters do to OTEL_EXPORTER_OTLP_ENDPOINT.
-func endpoint(cfg config.TelemetryConfig, signalVar, path string) string {
-	if cfg.Endpoint == "" || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv(signalVar) != "" {
-		return ""
-	}
-	if cfg.Protocol == config.ProtocolGRPC {
-		return cfg.Endpoint
-	}
-	return strings.TrimRight(cfg.Endpoint, "/") + path
-}
-
-func traceExporter(ctx context.Context, cfg config.TelemetryConfig) (sdktrace.SpanExporter, error) {
-	url := endpoint(cfg, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "/v1/traces")
-	var exp sdktrace.SpanExporter
-	var err error
-	if cfg.Protocol == config.ProtocolGRPC {
-		var opts []otlptracegrpc.Option
-		if url != "" {
-			opts = append(opts, otlptracegrpc.WithEndpointURL(url))
-		}
-		exp, err = otlptracegrpc.New(ctx, opts...)
-	} else {
-		var opts []otlptracehttp.Option
-		if url != "" {
-			opts = append(opts, otlptracehttp.WithEndpointURL(url))
-		}
-		exp, err = otlptracehttp.New(ctx, opts...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: the OTLP trace exporter (%s): %w", cfg.Protocol, err)
-	}
-	return exp, nil
-}
-
-func metricExporter(ctx context.Context, cfg config.TelemetryConfig) (sdkmetric.Exporter, error) {
-	url := endpoint(cfg, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "/v1/metrics")
-	var exp sdkmetric.Exporter
-	var err error
-	if cfg.Protocol == config.ProtocolGRPC {
-		var opts []otlpmetricgrpc.Option
-		if url != "" {
-			opts = append(opts, otlpmetricgrpc.WithEndpointURL(url))
-		}
-		exp, err = otlpmetricgrpc.New(ctx, opts...)
-	} else {
-		var opts []otlpmetrichttp.Option
-		if url != "" {
-			opts = append(opts, otlpmetrichttp.WithEndpointURL(url))
-		}
-		exp, err = otlpmetrichttp.New(ctx, opts...)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("telemetry: the OTLP metric exporter (%s): %w", cfg.Protocol, err)
-	}
-	return exp, nil
 }
 
 // StartCommand starts the span of a command that runs agents (run), a
