@@ -83,7 +83,10 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 	if err := cfg.fill(p); err != nil {
 		return nil, err
 	}
-	stOpts := []sessionstate.Option{sessionstate.WithLogger(cfg.logger)}
+	stOpts := []sessionstate.Option{sessionstate.WithLogger(cfg.logger), sessionstate.WithClock(cfg.now)}
+	if cfg.observer != nil {
+		stOpts = append(stOpts, sessionstate.WithUsageHook(cfg.observer.Usage))
+	}
 	if cfg.modeSet {
 		stOpts = append(stOpts, sessionstate.WithMode(cfg.mode))
 	}

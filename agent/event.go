@@ -63,6 +63,9 @@ type ToolResult struct {
 	Summary string
 	// Diff says the output is a unified diff (tool.DiffOutput).
 	Diff bool
+	// ExitCode is the exit status of the command the call ran, if any
+	// (tool.Result.ExitCode).
+	ExitCode *int
 }
 
 // ToolOutput is output a running tool produced so far (a command's

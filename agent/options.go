@@ -67,6 +67,8 @@ type config struct {
 	depth             int    // 0 for a top-level engine, 1 for its sub-agents ...
 	parentID          string // a sub-agent's parent session
 	childTitle        string // a sub-agent's session title (the task's description)
+	agentName         string // a sub-agent's definition name
+	observer          Observer
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

@@ -123,7 +123,7 @@ func (h *acpHost) Open(ctx context.Context, o acp.OpenOptions) (*acp.Runtime, er
 	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(ctx, c, p, r, h.e.stderr, withUserMCP(o.MCP), withEditor(o.Editor))
+	rt, err := newRuntime(ctx, h.e, c, p, r, withUserMCP(o.MCP), withEditor(o.Editor))
 	if err != nil {
 		return nil, err
 	}

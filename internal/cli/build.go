@@ -19,6 +19,7 @@ import (
 	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/memory"
+	"github.com/harness9/harness9/internal/otelsetup"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/anthropic"
 	"github.com/harness9/harness9/llm/openai"
@@ -172,6 +173,7 @@ type wiring struct {
 	agents   []subagent.Definition
 	mcp      *mcptool.Manager
 	logger   *slog.Logger
+	tel      *otelsetup.Setup  // nil while telemetry is off
 	sandbox  *sandbox.Sandbox  // nil when the user turned it off
 	perms    *permission.Rules // every engine's rules; always-allow answers add to them
 	ws       *tool.Workspace   // the workdir, given once: tools, sandbox and engine share it
@@ -219,13 +221,12 @@ func (rt *wiring) takeNotices() []string {
 
 // newRuntime opens the store and gathers tools, skills, MCP servers and the
 // system prompt. Close releases them.
-func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer, opts ...runtimeOption) (*wiring, error) {
+func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r config.Resolved, opts ...runtimeOption) (*wiring, error) {
 	var o runtimeOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: logw,
-		logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: e.stderr, logger: e.log()}
 	perms, err := c.PermissionRules()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -238,6 +239,9 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	rt.ws = ws
 	if rt.sandbox, err = newSandbox(c, ws, os.Getenv); err != nil {
 		return nil, withCode(ExitUsage, err)
+	}
+	if rt.tel, err = telemetry(ctx, e, c, sandboxState(rt)); err != nil {
+		return nil, err
 	}
 	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, hiddenEnv(c))...)
 	skills, problems := skill.Discover(ws, c.Home)
@@ -380,6 +384,10 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	rt.modelMu.Lock()
 	provider, resolved, label := rt.provider, rt.resolved, rt.model
 	rt.modelMu.Unlock()
+	if rt.tel != nil {
+		// Every model call is a chat span, the compactor's too.
+		provider = rt.tel.Telemetry.Provider(provider)
+	}
 	opts := []agent.Option{
 		agent.WithModel(resolved.Model),
 		agent.WithVision(vision(resolved)),
@@ -409,6 +417,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	}
 	if rt.hooks != nil {
 		opts = append(opts, agent.WithHooks(rt.hooks))
+	}
+	if rt.tel != nil {
+		opts = append(opts, agent.WithObserver(rt.tel.Telemetry))
 	}
 	if !o.noClaim {
 		opts = append(opts, agent.WithSessionClaim(rt.claim))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -61,6 +62,12 @@ type env struct {
 	getenv         func(string) string
 	// isTerminal reports whether stdin is an interactive terminal.
 	isTerminal func() bool
+	// logger is the diagnostics log (--log-level, --log-file; see log).
+	logger *slog.Logger
+	// command is the running command's path, without arguments.
+	command string
+	// warnedTelemetry: the telemetry warning was said once.
+	warnedTelemetry bool
 }
 
 // globals are the flags every command shares.
@@ -89,6 +96,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	err := root.ExecuteContext(ctx)
+	flushTelemetry(e)
 	if err == nil {
 		return ExitOK
 	}
@@ -121,6 +129,24 @@ func newRoot(e *env) *cobra.Command {
 		},
 	}
 	tf = addTUIFlags(root)
+	var lf logFlags
+	var logCloser io.Closer
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		e.command = commandName(cmd.CommandPath())
+		l, closer, err := newLogger(e, lf)
+		if err != nil {
+			return err
+		}
+		e.logger, logCloser = l, closer
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if logCloser != nil {
+			_ = logCloser.Close()
+		}
+	}
+	root.PersistentFlags().StringVar(&lf.level, "log-level", "", "diagnostics to log: debug, info, warn (default) or error")
+	root.PersistentFlags().StringVar(&lf.file, "log-file", "", "write diagnostics to this file (appended) instead of stderr")
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
@@ -130,7 +156,7 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
-		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g))
+		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g), newStatsCmd(e, g))
 	root.PersistentFlags().StringVar(&g.temporalAddress, "temporal-address", "", "Temporal frontend host:port for --engine temporal, worker and sessions approve/refine/cancel (config [temporal] address; default "+config.DefaultTemporalAddress+")")
 	root.AddCommand(newWorkerCmd(e, g))
 	root.AddCommand(newACPCmd(e, g))

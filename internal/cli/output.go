@@ -26,6 +26,9 @@ type output struct {
 	sawStart       bool
 	midStream      bool     // text deltas printed without a closing newline
 	pending        []string // notices waiting for the session event
+	// traceID is the command's trace, given in the session event when
+	// telemetry is on.
+	traceID string
 }
 
 func newOutput(e *env, asJSON bool) *output {
@@ -47,7 +50,13 @@ func (o *output) event(ev agent.Event) {
 		o.sawStart = true
 	}
 	if o.jsonl != nil {
-		if err := o.jsonl.write(ev); err != nil {
+		var err error
+		if _, ok := ev.(agent.SessionStarted); ok && o.traceID != "" {
+			err = o.jsonl.writeObject(eventjson.Event(ev).Set("trace_id", o.traceID))
+		} else {
+			err = o.jsonl.write(ev)
+		}
+		if err != nil {
 			fmt.Fprintf(o.stderr, "harness9: cannot write an event: %v\n", err)
 		}
 		if _, ok := ev.(agent.SessionStarted); ok {

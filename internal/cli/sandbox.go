@@ -90,6 +90,17 @@ func bashOptions(c *config.Config, sb *sandbox.Sandbox, hide []string) []builtin
 }
 
 // sandboxLabel is the status bar's word on the sandbox.
+// sandboxState names how commands are confined, for telemetry.
+func sandboxState(rt *wiring) string {
+	switch {
+	case rt.sandbox == nil:
+		return "off"
+	case !rt.sandbox.Support().Available:
+		return "unavailable"
+	}
+	return "landlock"
+}
+
 func sandboxLabel(rt *wiring) string {
 	switch {
 	case rt.sandbox == nil:

@@ -129,7 +129,11 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		return err
 	}
 	defer store.Close()
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := e.log()
+	tel, err := telemetry(ctx, e, c, "")
+	if err != nil {
+		return err
+	}
 	var runner server.Runner
 	var engineNote string
 	if c.Engine == config.EngineTemporal {
@@ -152,8 +156,21 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	for _, t := range c.Serve.Tokens {
 		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
 	}
-	srv, err := server.New(runner, store, c.Serve.Roots,
-		server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle))
+	opts := []server.Option{server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle)}
+	stopMetrics := func() {}
+	if tel != nil {
+		opts = append(opts, server.WithTracing(tel.Tracer, tel.Propagator))
+		switch {
+		case tel.Metrics != nil && tel.PrometheusListen != "":
+			if stopMetrics, err = serveMetrics(e, tel.PrometheusListen, tel.Metrics); err != nil {
+				return err
+			}
+		case tel.Metrics != nil:
+			opts = append(opts, server.WithMetrics(tel.Metrics))
+		}
+	}
+	defer stopMetrics()
+	srv, err := server.New(runner, store, c.Serve.Roots, opts...)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -190,6 +207,21 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	return nil
 }
 
+// serveMetrics serves the Prometheus page alone on listen, without the
+// API's tokens (the address is the protection: keep it private).
+func serveMetrics(e *env, listen string, h http.Handler) (func(), error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, usageErr("cannot listen on %s for /metrics: %v; change [telemetry] prometheus_listen or OTEL_EXPORTER_PROMETHEUS_HOST/PORT", listen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "harness9 serve: Prometheus metrics on http://%s/metrics\n", ln.Addr())
+	return func() { _ = hs.Close() }, nil
+}
+
 // localFactory builds the engines of `serve --engine local`: each session
 // gets its workdir's own configuration (the project's .harness9/config.toml
 // rules, its tools, sandbox and lock).
@@ -205,7 +237,7 @@ func localFactory(e *env, g *globals) server.EngineFactory {
 		if err != nil {
 			return nil, nil, err
 		}
-		rt, err := newRuntime(ctx, wc, p, r, e.stderr)
+		rt, err := newRuntime(ctx, e, wc, p, r)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -74,7 +74,7 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	if quit, err := askTrustAtStart(ctx, c); err != nil || quit {
 		return err
 	}
-	rt, err := newRuntime(ctx, c, p, r, e.stderr)
+	rt, err := newRuntime(ctx, e, c, p, r)
 	if err != nil {
 		return err
 	}
@@ -179,10 +179,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},
-		Price: func(model string) (float64, float64, bool) {
-			p, ok := rt.cfg.PriceOf(model)
-			return p.Input, p.Output, ok
-		},
+		Price:           rt.cfg.PriceOf,
 		Commands:        rt.tuiCommands(),
 		Expand:          rt.expandCommand,
 		Workdir:         rt.cfg.Workdir,
@@ -265,7 +262,7 @@ func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *dem
 	}
 	c.MCPServers = nil
 	r := config.Resolved{Name: config.TypeScripted, Model: "demo", Provider: config.Provider{Type: config.TypeScripted}}
-	rt, err := newRuntime(ctx, c, d.Provider, r, e.stderr)
+	rt, err := newRuntime(ctx, e, c, d.Provider, r)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -64,7 +64,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &conf):
 		status = http.StatusConflict
 	default:
-		s.log.Error("serve: request failed", "request", pathFor(r), "err", err)
+		s.log.ErrorContext(r.Context(), "serve: request failed", "request", pathFor(r), "err", err)
 	}
 	writeJSON(w, status, map[string]string{"error": err.Error()})
 }
@@ -316,7 +316,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p *princi
 			return err
 		}
 		prompt := strings.TrimSpace(req.Prompt)
-		if err := l.start(func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, mode, prompt) }); err != nil {
+		if err := l.start(r.Context(), func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, mode, prompt) }); err != nil {
 			return err
 		}
 	}
@@ -388,7 +388,7 @@ func (s *Server) sendPrompt(w http.ResponseWriter, r *http.Request, p *principal
 		m = *mode
 	}
 	prompt := strings.TrimSpace(req.Prompt)
-	if err := l.start(func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, m, prompt) }); err != nil {
+	if err := l.start(r.Context(), func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, m, prompt) }); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "running", "mode": m.String()})
@@ -417,7 +417,7 @@ func (s *Server) reviewPlan(w http.ResponseWriter, r *http.Request, p *principal
 	if err != nil {
 		return err
 	}
-	if err := l.review(choice, strings.TrimSpace(req.Feedback)); err != nil {
+	if err := l.review(r.Context(), choice, strings.TrimSpace(req.Feedback)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"choice": req.Choice})
@@ -486,7 +486,7 @@ func (s *Server) continueRun(w http.ResponseWriter, r *http.Request, p *principa
 		l.end()
 		return conflict("session %s has no approved plan to continue (status %s)", l.id, snap.Status)
 	}
-	if err := l.start(sess.Continue); err != nil {
+	if err := l.start(r.Context(), sess.Continue); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "running"})

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/eventjson"
 	"github.com/harness9/harness9/planning"
@@ -74,11 +76,16 @@ func (l *live) end() {
 }
 
 // start runs events in the background under a claim taken with begin.
-func (l *live) start(events func(context.Context) iter.Seq[agent.Event]) error {
+// The run outlives the request that started it (rctx), but belongs to its
+// trace: its spans are the request span's children.
+func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq[agent.Event]) error {
 	ctx, cancel, ok := l.srv.runContext()
 	if !ok {
 		l.end()
 		return conflict("the server is shutting down; retry after it restarts")
+	}
+	if sc := trace.SpanContextFromContext(rctx); sc.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, sc)
 	}
 	l.mu.Lock()
 	l.cancel = cancel
@@ -164,7 +171,7 @@ func (l *live) answer(askID, answer, reason string) error {
 
 // review carries out a review choice, exactly once: of two reviewers
 // answering the same plan at once, one gets a conflict.
-func (l *live) review(choice planning.ReviewChoice, feedback string) error {
+func (l *live) review(rctx context.Context, choice planning.ReviewChoice, feedback string) error {
 	sess, err := l.begin()
 	if err != nil {
 		return err
@@ -183,7 +190,7 @@ func (l *live) review(choice planning.ReviewChoice, feedback string) error {
 		l.end()
 		return nil
 	}
-	return l.start(start)
+	return l.start(rctx, start)
 }
 
 // stop cancels the run in progress. A Remote session's work is cancelled

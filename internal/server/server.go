@@ -16,6 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/harness9/harness9/session"
 )
 
@@ -49,6 +52,10 @@ type Server struct {
 	mux *http.ServeMux
 	// routes are the patterns registered on mux, for the OpenAPI check.
 	routes []string
+
+	tracer  trace.Tracer // nil without WithTracing
+	prop    propagation.TextMapPropagator
+	metrics http.Handler // GET /metrics, nil without WithMetrics
 
 	mu       sync.Mutex
 	sessions map[string]*live
@@ -116,6 +123,7 @@ func New(runner Runner, store session.Store, roots []string, opts ...Option) (*S
 	s.base, s.stopAll = context.WithCancel(context.Background())
 	s.mux = http.NewServeMux()
 	s.routesInit()
+	s.metricsRoute()
 	if s.idle > 0 {
 		go s.releaseIdle(s.base)
 	}
@@ -123,7 +131,7 @@ func New(runner Runner, store session.Store, roots []string, opts ...Option) (*S
 }
 
 // Handler is the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.traced(s.mux) }
 
 // Routes returns the registered patterns ("METHOD /path").
 func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
@@ -219,7 +227,7 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	if rem, ok := sess.(Remote); ok && idle {
 		if events := rem.Attach(ctx); events != nil {
 			if _, err := l.begin(); err == nil {
-				_ = l.start(events)
+				_ = l.start(ctx, events)
 			}
 		}
 	}

@@ -66,7 +66,7 @@ func (s *Server) page(h func(w http.ResponseWriter, r *http.Request, p *principa
 			if errors.As(err, &nf) {
 				status = http.StatusNotFound
 			} else {
-				s.log.Error("serve: page failed", "request", pathFor(r), "err", err)
+				s.log.ErrorContext(r.Context(), "serve: page failed", "request", pathFor(r), "err", err)
 			}
 			http.Error(w, err.Error(), status)
 		}

@@ -9,18 +9,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/harness9/harness9/internal/proctest"
 )
 
 // Install is the command that installs the CLI the tests need.
@@ -87,32 +86,12 @@ var errPortTaken = errors.New("a port was taken before the server bound it")
 func start(t testing.TB, bin string) (*Server, error) {
 	t.Helper()
 	dir := t.TempDir()
-	ports := freePorts(t, 3)
+	ports := proctest.FreePorts(t, 3)
 	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log")}
-	logf, err := os.Create(s.Log)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
 		"--port", ports[0], "--http-port", ports[1], "--metrics-port", ports[2],
 		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("cannot start %s: %v", bin, err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		logf.Close()
-	})
+	exited := proctest.Start(t, cmd, s.Log)
 	if err := s.waitReady(exited); err != nil {
 		out, _ := os.ReadFile(s.Log)
 		if strings.Contains(string(out), "address already in use") {
@@ -148,24 +127,6 @@ func (s *Server) waitReady(exited <-chan struct{}) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return last
-}
-
-func freePorts(t testing.TB, n int) []string {
-	t.Helper()
-	var out []string
-	var ls []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		out = append(out, strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return out
 }
 
 // Client dials the server; the client is closed when the test ends and

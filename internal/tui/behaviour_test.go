@@ -343,7 +343,9 @@ func TestSessionCost(t *testing.T) {
 		f := newFake()
 		opts := testOptions(f)
 		opts.ModelLabel = "openai/gpt-4.1"
-		opts.Price = func(m string) (float64, float64, bool) { return 2, 8, priced && m == "openai/gpt-4.1" }
+		opts.Price = func(m string) (llm.Price, bool) {
+			return llm.Price{Input: 2, Output: 8}, priced && m == "openai/gpt-4.1"
+		}
 		h := newHarness(t, opts, 120, 24)
 		h.m.handleEvent(agent.UsageUpdate{Usage: llm.Usage{InputTokens: 1000, OutputTokens: 500}})
 		h.m.handleEvent(agent.UsageUpdate{Usage: llm.Usage{InputTokens: 2000, OutputTokens: 0}})

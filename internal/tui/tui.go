@@ -123,10 +123,9 @@ type Options struct {
 	// now on. Either nil: /model is not available.
 	Models   func() []string
 	SetModel func(name string) error
-	// Price returns a model's price in dollars per million input and
-	// output tokens, for the session's cost; ok is false when unknown
-	// (tokens only are shown).
-	Price func(model string) (input, output float64, ok bool)
+	// Price returns a model's price, for the session's cost; ok is false
+	// when unknown (tokens only are shown).
+	Price func(model string) (llm.Price, bool)
 	// Commands are the custom slash commands, listed in the / menu and
 	// /help after the built-ins (which they never replace); Expand turns a
 	// line calling one into the prompt and run options to send, with a

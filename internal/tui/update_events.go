@@ -349,10 +349,10 @@ func (m *model) addUsage(u llm.Usage) {
 		m.costKnown = false
 		return
 	}
-	in, out, ok := m.opts.Price(m.opts.ModelLabel)
+	p, ok := m.opts.Price(m.opts.ModelLabel)
 	if !ok {
 		m.costKnown = false
 		return
 	}
-	m.cost += (float64(u.InputTokens)*in + float64(u.OutputTokens)*out) / 1e6
+	m.cost += p.Cost(u)
 }

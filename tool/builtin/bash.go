@@ -250,8 +250,10 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 		failed = true
 	}
 	var exitErr *exec.ExitError
+	var code *int
 	switch {
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+		code = new(int)
 		res.WriteString("exit code: 0")
 		if err != nil {
 			res.WriteString(" (a background process still held the output open; its later output is not shown)")
@@ -262,12 +264,13 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 			fmt.Fprintf(&res, "killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
 		} else {
 			fmt.Fprintf(&res, "exit code: %d", ws.ExitStatus())
+			code = new(ws.ExitStatus())
 		}
 		failed = true
 	default:
 		return tool.Result{}, fmt.Errorf("bash: waiting for the command: %w", err)
 	}
-	return tool.Result{Output: res.String(), IsError: failed}, nil
+	return tool.Result{Output: res.String(), IsError: failed, ExitCode: code}, nil
 }
 
 // start starts cmd under policy. refused is the model-facing reason when
