@@ -76,17 +76,18 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 	for _, c := range strings.Split(strings.Join(strings.Fields(usageColumns), ""), ",") {
 		sums = append(sums, fmt.Sprintf("CAST(coalesce(sum(%s), 0) AS BIGINT)", c))
 	}
-	sum := strings.Join(sums, ", ")
-	sessions := "count(DISTINCT CASE WHEN parent_id = '' THEN session_id END)"
+	zeros := strings.TrimSuffix(strings.Repeat("0, ", len(sums)), ", ")
 	table := prefix + "session_usage"
-	query := fmt.Sprintf(`SELECT '', 2, '', %s, %s FROM %s WHERE %s
+	// One pass adds up the counters per group and model; the group and
+	// grand totals are their sums, made in Go (UsageReport), so the
+	// counters are added up once, not three times. Only the count of
+	// top-level sessions needs the table again, without the counters.
+	query := fmt.Sprintf(`SELECT CAST(%[1]s AS TEXT), 0, model, 0, %[2]s FROM %[3]s WHERE %[4]s GROUP BY 1, model
 	UNION ALL
-	SELECT CAST(%s AS TEXT), 1, '', %s, %s FROM %s WHERE %s GROUP BY 1
+	SELECT CAST(%[1]s AS TEXT), 1, '', count(DISTINCT session_id), %[5]s FROM %[3]s WHERE %[4]s AND parent_id = '' GROUP BY 1
 	UNION ALL
-	SELECT CAST(%s AS TEXT), 0, model, 0, %s FROM %s WHERE %s GROUP BY 1, model`,
-		sessions, sum, table, where,
-		key, sessions, sum, table, where,
-		key, sum, table, where)
+	SELECT '', 2, '', count(DISTINCT session_id), %[5]s FROM %[3]s WHERE %[4]s AND parent_id = ''`,
+		key, strings.Join(sums, ", "), table, where, zeros)
 	return query, args, nil
 }
 
@@ -149,8 +150,38 @@ func UsageReport(prefix string, q session.UsageQuery, run Querier) ([]session.Us
 	if err != nil {
 		return nil, fmt.Errorf("usage report: %w", err)
 	}
-	session.SortUsageRows(out)
-	return out, nil
+	return addTotals(out), nil
+}
+
+// addTotals fills the group and grand totals' counters with the sums of
+// the per-model rows (the query counts only their sessions), adds a total
+// for a group whose usage came only from sub-agents, and orders the rows.
+func addTotals(rows []session.UsageRow) []session.UsageRow {
+	totals := map[string]int{}
+	for i, r := range rows {
+		if r.Total {
+			totals[r.Key] = i
+		}
+	}
+	n := len(rows)
+	for i := range n {
+		r := rows[i]
+		if r.Total {
+			continue
+		}
+		t, ok := totals[r.Key]
+		if !ok { // only sub-agents used this group: no top-level session
+			rows = append(rows, session.UsageRow{Key: r.Key, Total: true})
+			t = len(rows) - 1
+			totals[r.Key] = t
+		}
+		rows[t].Usage = rows[t].Usage.Add(r.Usage)
+		if g, ok := totals[""]; ok {
+			rows[g].Usage = rows[g].Usage.Add(r.Usage)
+		}
+	}
+	session.SortUsageRows(rows)
+	return rows
 }
 
 // Rows is what database/sql's and pgx's row sets share.
