@@ -77,6 +77,13 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 		sums = append(sums, fmt.Sprintf("CAST(coalesce(sum(%s), 0) AS BIGINT)", c))
 	}
 	zeros := strings.TrimSuffix(strings.Repeat("0, ", len(sums)), ", ")
+	// Top-level sessions' rows. For one session's report it is written so
+	// that the index on parent_id is not chosen for it: nearly every row
+	// matches, and the planner would give up the session's own index.
+	topLevel := "parent_id = ''"
+	if q.Session != "" {
+		topLevel = "(parent_id || '') = ''"
+	}
 	table := prefix + "session_usage"
 	// One pass adds up the counters per group and model; the group and
 	// grand totals are their sums, made in Go (UsageReport), so the
@@ -84,10 +91,10 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 	// top-level sessions needs the table again, without the counters.
 	query := fmt.Sprintf(`SELECT CAST(%[1]s AS TEXT), 0, model, 0, %[2]s FROM %[3]s WHERE %[4]s GROUP BY 1, model
 	UNION ALL
-	SELECT CAST(%[1]s AS TEXT), 1, '', count(DISTINCT session_id), %[5]s FROM %[3]s WHERE %[4]s AND parent_id = '' GROUP BY 1
+	SELECT CAST(%[1]s AS TEXT), 1, '', count(DISTINCT session_id), %[5]s FROM %[3]s WHERE %[4]s AND %[6]s GROUP BY 1
 	UNION ALL
-	SELECT '', 2, '', count(DISTINCT session_id), %[5]s FROM %[3]s WHERE %[4]s AND parent_id = ''`,
-		key, strings.Join(sums, ", "), table, where, zeros)
+	SELECT '', 2, '', count(DISTINCT session_id), %[5]s FROM %[3]s WHERE %[4]s AND %[6]s`,
+		key, strings.Join(sums, ", "), table, where, zeros, topLevel)
 	return query, args, nil
 }
 
