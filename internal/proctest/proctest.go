@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package proctest runs the servers tests start (a Temporal dev server, an
 // OpenTelemetry Collector, Prometheus): in their own process group, their
 // output in a file, stopped when the test ends.
