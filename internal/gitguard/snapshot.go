@@ -79,9 +79,12 @@ func look(p string) entry {
 	case err == nil:
 		e.body, e.sum = b, sha256.Sum256(b)
 	default:
-		// Too large (or unreadable): keep a digest that changes with it.
+		// Too large (or unreadable): keep a digest that changes with it
+		// (the change time too: size, inode and modification time are all
+		// a command's to keep).
 		e.big = true
-		e.sum = sha256.Sum256(fmt.Appendf(nil, "%d %d %v", fi.Size(), inode(fi), fi.ModTime().UnixNano()))
+		ctime, _ := changeTime(fi)
+		e.sum = sha256.Sum256(fmt.Appendf(nil, "%d %d %v %d", fi.Size(), inode(fi), fi.ModTime().UnixNano(), ctime))
 	}
 	return e
 }
