@@ -165,6 +165,11 @@ func Cases() []Case {
 		{Name: "commondir with a trailing blank", Attack: "cp -r .git bad && " + evilCopy("'bad '") +
 			" && printf '../bad \\n' > .git/commondir"},
 		{Name: "gitlink smuggled into an index that looks unchanged", Attack: indexSmuggle},
+		{Name: "gitlink beneath a core.worktree elsewhere", Attack: "git config core.worktree ../wt2 && mkdir -p wt2/plant && " +
+			"cp -r .git evil && git config --file evil/config --unset core.worktree && " + fsmonitor("evil/config") +
+			" && echo 'gitdir: ../../evil' > wt2/plant/.git && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),plant"},
+		{Name: "global hooksPath beneath a core.worktree elsewhere", Setup: "git config --global core.hooksPath .hooks && mkdir .hooks",
+			Attack: "git config core.worktree ../wt2 && mkdir wt2 && cp a.txt wt2/ && " + hook("wt2/.hooks/pre-commit")},
 		{Name: "nested repository added as a gitlink", Attack: "git init -q nested && (cd nested && git commit -q --allow-empty -m x && " +
 			fsmonitor(".git/config") + ") && git add nested 2>/dev/null"},
 		{Name: "linked worktree .git redirected", Setup: "git worktree add -q wt", In: "wt",
