@@ -119,13 +119,13 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !network, Inet: ns}),
 		Limits: limits.rlimits(!ns),
 	}
+	if os.Geteuid() == 0 {
+		spec.Keep = rootKeeps
+	}
 	if ns {
 		spec.Mode = helper.ModeExec
 		spec.Proc = true
 		spec.UID, spec.GID = selfMap()
-		if os.Geteuid() == 0 {
-			spec.Keep = rootKeeps
-		}
 	}
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
 	spec.Ruleset = 2 + len(cmd.ExtraFiles)
@@ -152,10 +152,11 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 	return regime, nil
 }
 
-// rootKeeps are the capabilities a command started by root keeps in its
-// user namespace: those of file permissions, so that root's commands can
-// still write a workdir another user owns. Mounting, tracing, network
-// administration and the rest are dropped.
+// rootKeeps are the capabilities a command started by root keeps, in its
+// user namespace or (without one) in the machine's: those of file
+// permissions, so that root's commands can still write a workdir another
+// user owns. Mounting, tracing, network administration and the rest are
+// dropped.
 var rootKeeps = []uint{unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID}
 
 // namespaceAttr creates the command's namespaces. Root's ids are all

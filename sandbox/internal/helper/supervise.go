@@ -63,8 +63,8 @@ func supervise(spec Spec, path string, argv []string) int {
 	return status.ExitStatus()
 }
 
-// forkConfined starts the command from a new OS thread that enters the
-// Landlock domain and the seccomp filter first and is never given back to
+// forkConfined starts the command from a new OS thread that drops
+// capabilities and enters the Landlock domain and the seccomp filter first and is never given back to
 // the Go scheduler (the runtime ends a locked thread whose goroutine
 // returns), so the helper itself stays unconfined.
 func forkConfined(spec Spec, path string, argv []string) (int, error) {
@@ -79,6 +79,16 @@ func forkConfined(spec Spec, path string, argv []string) (int, error) {
 	done := make(chan result, 1)
 	go func() {
 		runtime.LockOSThread()
+		// Root's command keeps only the file-permission capabilities
+		// (spec.Keep), as in a user namespace: with all of them it would
+		// administer the machine (its host name, its network through
+		// netlink) and read other processes' memory and environment,
+		// the harness's included (CAP_SYS_PTRACE passes its undumpable
+		// mark).
+		if err := dropCapabilities(spec.Keep); err != nil {
+			done <- result{err: err}
+			return
+		}
 		if err := confineThread(spec); err != nil {
 			done <- result{err: err}
 			return
