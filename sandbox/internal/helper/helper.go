@@ -48,6 +48,9 @@ func run(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := closeInherited(spec.lastFile()); err != nil {
+		return fail(err)
+	}
 	// Every per-thread attribute (capabilities, no_new_privs, Landlock,
 	// seccomp) is set on this thread, which then executes or forks the
 	// command.
@@ -127,6 +130,21 @@ func execConfined(spec Spec, path string, argv []string) error {
 		return err
 	}
 	return wrap(path, syscall.Exec(path, argv, os.Environ()))
+}
+
+// closeInherited marks every file descriptor above last close-on-exec:
+// those the harness passed on purpose end at last, and whatever else this
+// process holds it inherited from the harness, which inherited it without
+// close-on-exec from whatever started it (a socket to a daemon, a
+// terminal, a job runner's pipe). The command gets none of them. (Marked,
+// not closed: the Go runtime may already have opened descriptors of its
+// own above last.)
+func closeInherited(last int) error {
+	const closeRangeCloexec = 1 << 2
+	if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(last+1), ^uintptr(0)>>32, closeRangeCloexec); e != 0 {
+		return wrap("marking inherited files close-on-exec", e)
+	}
+	return nil
 }
 
 // mapSelf writes a user's id maps: an unprivileged process may map its own
