@@ -39,6 +39,7 @@ var probeNamespaces = sync.OnceValues(func() (bool, string) {
 	spec.UID, spec.GID = selfMap()
 	cmd := exec.Command(selfExe)
 	cmd.Args = []string{helper.Arg0, spec.Encode()}
+	cmd.Env = []string{}
 	cmd.SysProcAttr = namespaceAttr(false)
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -127,8 +128,18 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 		spec.Proc = true
 		spec.UID, spec.GID = selfMap()
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
-	spec.Ruleset = 2 + len(cmd.ExtraFiles)
+	env, err := envFile(cmd.Env)
+	if err != nil {
+		return 0, err
+	}
+	defer env.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset, env)
+	spec.Ruleset = 1 + len(cmd.ExtraFiles)
+	spec.Env = 2 + len(cmd.ExtraFiles)
+	// The helper runs unconfined until it has confined the command: it
+	// gets no environment of its own (a library for the dynamic loader to
+	// preload, say); the command's travels in env.
+	cmd.Env = []string{}
 	cmd.Args = append([]string{helper.Arg0, spec.Encode(), cmd.Path}, cmd.Args...)
 	cmd.Path = selfExe
 
@@ -150,6 +161,25 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 		return 0, err
 	}
 	return regime, nil
+}
+
+// envFile is a file in memory holding env as the helper reads it
+// (helper.Spec.Env): each entry followed by a NUL.
+func envFile(env []string) (*os.File, error) {
+	fd, err := unix.MemfdCreate("harness9-command-env", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: a file for the command's environment: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "command-env")
+	var b []byte
+	for _, kv := range env {
+		b = append(append(b, kv...), 0)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: writing the command's environment: %w", err)
+	}
+	return f, nil
 }
 
 // rootKeeps are the capabilities a command started by root keeps, in its
