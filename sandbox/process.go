@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+
+	"github.com/harness9/harness9/internal/gitguard"
 )
 
 // StartOption changes how one command is started.
@@ -87,6 +89,10 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 		}
 	}
 	cmd.Env = s.policyEnv(BaseEnv(cmd.Env), p, scratch)
+	if p == ReadOnly && !kernel {
+		// Nothing confines what git runs: no driver the repository names.
+		cmd.Env = hardenGit(cmd.Env, driverOverrides(gitguard.Drivers(s.workdir, s.gitOpt)))
+	}
 	for _, k := range slices.Sorted(maps.Keys(so.env)) {
 		cmd.Env = setEnv(cmd.Env, k, so.env[k])
 	}

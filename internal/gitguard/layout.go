@@ -92,6 +92,7 @@ type Layout struct {
 	slots   map[string]Role
 	gitdirs []string // git directories beneath the root
 	trees   []string // git directories and hooks directories beneath the root
+	configs []string // every configuration file read, beneath the root or not
 }
 
 // Scan maps what git reads beneath root, which must be absolute with its

@@ -252,6 +252,9 @@ func (s *scanner) config(f string, depth int, visit func(setting)) {
 			return
 		}
 	}
+	if !slices.Contains(s.l.configs, f) {
+		s.l.configs = append(s.l.configs, f)
+	}
 	for _, st := range readConfig(b) {
 		if st.key == "path" && (st.section == "include" || st.section == "includeif") {
 			t := s.expand(st.value, filepath.Dir(f))
