@@ -30,3 +30,9 @@ func Within(dir, p string) bool {
 	}
 	return true
 }
+
+// Same reports whether a and b name the same location on a case-insensitive
+// file system (both clean and absolute).
+func Same(a, b string) bool {
+	return strings.Count(a, string(filepath.Separator)) == strings.Count(b, string(filepath.Separator)) && Within(a, b)
+}
