@@ -80,6 +80,28 @@ func TestNetworkAccessPerCommand(t *testing.T) {
 	silent(t, w.conns, "a command without network access connected")
 }
 
+// The network a server is given (an MCP server: the user never chose it)
+// is the network, not the machine's daemons: a socket file outside (the
+// user's D-Bus, where systemd-run --user starts anything unconfined; a
+// container daemon) stays out of reach, by connection and by datagram.
+func TestNetworkAccessOpensNoSocketFiles(t *testing.T) {
+	eachRegime(t, func(t *testing.T, opts ...Option) {
+		w := newWorld(t, opts...)
+		sock := filepath.Join(w.outside, "bus.sock")
+		got := unixCanary(t, sock)
+		dgram := filepath.Join(w.outside, "log.sock")
+		gotDgram := unixgramCanary(t, dgram)
+		w.run(t, WorkspaceWrite, "curl -s -m 2 --unix-socket "+sock+" http://x/; "+
+			"/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\""+sock+"\")'; "+
+			"/usr/bin/python3 -c 'import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b\"leak\", \""+dgram+"\")'",
+			WithNetworkAccess(), LongLived())
+		silent(t, got, "a server given network access connected to a socket file outside the sandbox")
+		if msg := gotDgram.received(); msg != "" {
+			t.Errorf("a server given network access sent a datagram to a socket file outside: %q", msg)
+		}
+	})
+}
+
 // A socket file is a door out of any sandbox: the user's D-Bus or systemd
 // (`systemd-run --user`) or a container daemon would run code unconfined.
 // Landlock before ABI 9 does not check connect(2) on socket files, so

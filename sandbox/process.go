@@ -113,7 +113,12 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 	}
 	regime := RegimeNone
 	if kernel {
-		regime, err = s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network), limits)
+		// A command given the network by the program (WithNetworkAccess: an
+		// MCP server) gets the network only; socket files (the user's D-Bus
+		// and systemd, a container daemon) open with the sandbox's own
+		// network setting, which the user chose.
+		network := p == WorkspaceWrite && (s.network || so.network)
+		regime, err = s.start(cmd, p, scratch, network, network && s.network, limits)
 	} else {
 		err = startInSession(cmd)
 	}

@@ -84,7 +84,8 @@ type filterSpec struct {
 	// one.
 	Sockets bool
 	// Inet allows AF_INET and AF_INET6 sockets under Sockets: the command
-	// has a network namespace of its own with nothing in it.
+	// has a network namespace of its own with nothing in it, or it was
+	// given the network but not the socket files.
 	Inet bool
 }
 

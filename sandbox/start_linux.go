@@ -91,10 +91,11 @@ func rules(gs []grant) []landlock.Rule {
 	return out
 }
 
-// start starts cmd confined by p, through the helper (internal/helper):
+// start starts cmd confined by p, with the network or without, and with
+// socket files or without, through the helper (internal/helper):
 // the harness builds the Landlock ruleset and passes it to the helper as
 // an inherited file; the harness itself enters nothing.
-func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, limits Limits) (Regime, error) {
+func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network, unixSockets bool, limits Limits) (Regime, error) {
 	if cmd.Err != nil {
 		return 0, cmd.Err
 	}
@@ -116,8 +117,9 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 		UID:      -1,
 		GID:      -1,
 		// Without the network a command may still create AF_INET sockets
-		// in a network namespace of its own, which has nothing to reach.
-		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !network, Inet: ns}),
+		// in a network namespace of its own, which has nothing to reach;
+		// with it, socket files stay closed unless unixSockets.
+		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !unixSockets, Inet: ns || network}),
 		Limits: limits.rlimits(!ns),
 	}
 	if os.Geteuid() == 0 {
