@@ -119,7 +119,10 @@ func TestProtects(t *testing.T) {
 	r.Sh(t, ".", "mkdir .githooks && git config core.hooksPath .githooks && touch p.cfg && git config include.path ../p.cfg")
 	l := Scan(r.Dir, Options{Home: r.Home})
 	for _, p := range []string{".git", ".git/config", ".git/HEAD", ".git/hooks/pre-commit", ".githooks/x", "p.cfg",
-		"sub/.git", "deep/.Git/config"} {
+		"sub/.git", "deep/.Git/config",
+		// Spellings a case-insensitive file system (macOS, Windows) opens
+		// as the same files.
+		".GitHooks/pre-commit", "P.CFG", ".githoo\u212a\u017f/x"} {
 		if _, ok := l.Protects(filepath.Join(r.Dir, p)); !ok {
 			t.Errorf("%s is not protected", p)
 		}

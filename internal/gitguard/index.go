@@ -26,7 +26,10 @@ const (
 var errIndex = errors.New("not a git index this reader knows")
 
 // indexCache keeps the gitlinks of index files by identity, so an index
-// that has not changed since the last look is not parsed again.
+// that has not changed since the last look is not parsed again. The
+// identity includes the inode's change time: size, inode and modification
+// time are all a command's to keep (an index rewritten in place and given
+// its old time with touch), the change time is not.
 var indexCache struct {
 	sync.Mutex
 	m map[string]indexEntry
@@ -35,6 +38,7 @@ var indexCache struct {
 type indexEntry struct {
 	size  int64
 	mtime time.Time
+	ctime int64
 	ino   uint64
 	links []string
 }
@@ -53,8 +57,9 @@ func gitlinks(path string, hashLen int) ([]string, error) {
 	}
 	key := path
 	ino := inode(fi)
+	ctime, cacheable := changeTime(fi)
 	indexCache.Lock()
-	if e, ok := indexCache.m[key]; ok && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) && e.ino == ino {
+	if e, ok := indexCache.m[key]; ok && cacheable && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) && e.ctime == ctime && e.ino == ino {
 		indexCache.Unlock()
 		return e.links, nil
 	}
@@ -84,7 +89,7 @@ func gitlinks(path string, hashLen int) ([]string, error) {
 	if indexCache.m == nil || len(indexCache.m) > 64 {
 		indexCache.m = map[string]indexEntry{}
 	}
-	indexCache.m[key] = indexEntry{size: fi.Size(), mtime: fi.ModTime(), ino: ino, links: links}
+	indexCache.m[key] = indexEntry{size: fi.Size(), mtime: fi.ModTime(), ctime: ctime, ino: ino, links: links}
 	indexCache.Unlock()
 	return links, nil
 }

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/harness9/harness9/internal/pathfold"
 )
 
 // Options says where the user's own git configuration is. The package
@@ -92,6 +94,7 @@ type Layout struct {
 	slots   map[string]Role
 	gitdirs []string // git directories beneath the root
 	trees   []string // git directories and hooks directories beneath the root
+	configs []string // every configuration file read, beneath the root or not
 }
 
 // Scan maps what git reads beneath root, which must be absolute with its
@@ -144,16 +147,24 @@ func (l *Layout) Protects(abs string) (what string, ok bool) {
 			}
 		}
 	}
+	// Compared as a case-insensitive file system (macOS, Windows) would:
+	// there "P.CFG" and ".GitHooks" open what git reads as "p.cfg" and
+	// ".githooks".
 	if r, ok := l.slots[abs]; ok && r != Dir {
 		return r.String(), true
 	}
+	for p, r := range l.slots {
+		if r != Dir && pathfold.Same(p, abs) {
+			return r.String(), true
+		}
+	}
 	for _, d := range l.gitdirs {
-		if within(d, abs) {
+		if pathfold.Within(d, abs) {
 			return "inside a git directory", true
 		}
 	}
 	for _, t := range l.trees {
-		if within(t, abs) {
+		if pathfold.Within(t, abs) {
 			return "in a directory git runs hooks from", true
 		}
 	}

@@ -119,8 +119,15 @@ func (s *scanner) gitdir(d, worktree string) {
 			s.slots(common)
 		}
 	}
-	if worktree == "" {
-		worktree = s.coreWorktree(d)
+	// The worktrees git may use with this directory: the one it was found
+	// from and the one core.worktree names (a directory relative to the git
+	// directory, which git prefers). Both are scanned, so a core.worktree
+	// pointed elsewhere, which is a harmless setting by itself, cannot move
+	// the submodules and a relative core.hooksPath where the guard does not
+	// look.
+	var worktrees, hookPaths []string
+	if worktree != "" {
+		worktrees = append(worktrees, worktree)
 	}
 	hashLen := 20
 	files := append(slices.Clone(s.opt.Global), filepath.Join(common, "config"), filepath.Join(d, "config"),
@@ -129,17 +136,29 @@ func (s *scanner) gitdir(d, worktree string) {
 		s.config(f, 0, func(st setting) {
 			switch {
 			case st.section == "core" && st.key == "hookspath":
-				s.hooksPath(st.value, worktree)
+				hookPaths = append(hookPaths, st.value)
+			case st.section == "core" && st.key == "worktree":
+				if wt := resolveFrom(d, st.value); wt != "" && !slices.Contains(worktrees, wt) {
+					worktrees = append(worktrees, wt)
+				}
 			case st.section == "extensions" && st.key == "objectformat" && strings.EqualFold(st.value, "sha256"):
 				hashLen = 32
 			}
 		})
 	}
-	if worktree != "" {
+	for _, v := range hookPaths {
+		s.hooksPath(v, "")
+		for _, wt := range worktrees {
+			s.hooksPath(v, wt)
+		}
+	}
+	if len(worktrees) > 0 {
 		links, _ := gitlinks(filepath.Join(d, "index"), hashLen)
-		for _, p := range links {
-			wt := filepath.Join(worktree, filepath.FromSlash(p))
-			s.pointer(wt, filepath.Join(wt, ".git"))
+		for _, wt := range worktrees {
+			for _, p := range links {
+				sub := filepath.Join(wt, filepath.FromSlash(p))
+				s.pointer(sub, filepath.Join(sub, ".git"))
+			}
 		}
 	}
 	s.modules(filepath.Join(common, "modules"), 0)
@@ -233,6 +252,9 @@ func (s *scanner) config(f string, depth int, visit func(setting)) {
 			return
 		}
 	}
+	if !slices.Contains(s.l.configs, f) {
+		s.l.configs = append(s.l.configs, f)
+	}
 	for _, st := range readConfig(b) {
 		if st.key == "path" && (st.section == "include" || st.section == "includeif") {
 			t := s.expand(st.value, filepath.Dir(f))
@@ -250,18 +272,6 @@ func (s *scanner) config(f string, depth int, visit func(setting)) {
 		}
 		visit(st)
 	}
-}
-
-// coreWorktree is the worktree a git directory's core.worktree names, ""
-// for none (submodule directories in .git/modules have one).
-func (s *scanner) coreWorktree(d string) string {
-	var wt string
-	s.config(filepath.Join(d, "config"), maxIncludes, func(st setting) {
-		if st.section == "core" && st.key == "worktree" {
-			wt = resolveFrom(d, st.value)
-		}
-	})
-	return wt
 }
 
 // modules scans the submodule git directories below dir; a submodule's name

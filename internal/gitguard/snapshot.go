@@ -79,9 +79,12 @@ func look(p string) entry {
 	case err == nil:
 		e.body, e.sum = b, sha256.Sum256(b)
 	default:
-		// Too large (or unreadable): keep a digest that changes with it.
+		// Too large (or unreadable): keep a digest that changes with it
+		// (the change time too: size, inode and modification time are all
+		// a command's to keep).
 		e.big = true
-		e.sum = sha256.Sum256(fmt.Appendf(nil, "%d %d %v", fi.Size(), inode(fi), fi.ModTime().UnixNano()))
+		ctime, _ := changeTime(fi)
+		e.sum = sha256.Sum256(fmt.Appendf(nil, "%d %d %v %d", fi.Size(), inode(fi), fi.ModTime().UnixNano(), ctime))
 	}
 	return e
 }
@@ -247,13 +250,15 @@ func (r *restorer) judge(p string, role Role, was entry, l *Layout) {
 func (r *restorer) allowed(p string, role Role, was, now entry, l *Layout) bool {
 	switch role {
 	case Config:
-		return now.kind == regular && !now.big && Inert(now.body)
+		return now.kind == regular && !now.big && Inert(now.body) && r.worktreesInside(p, now.body)
 	case Hook:
 		return was.kind == absent && now.kind == regular && strings.HasSuffix(filepath.Base(p), ".sample")
 	case HookDir:
 		return was.kind == absent && now.kind == dir
 	case Dir:
-		return was.kind == absent
+		// Only as a directory: a link in its place would lead git (and
+		// this guard's own look beneath it) somewhere else.
+		return was.kind == absent && now.kind == dir
 	case Pointer:
 		if was.kind != absent {
 			return false
@@ -271,6 +276,27 @@ func (r *restorer) allowed(p string, role Role, was, now entry, l *Layout) bool 
 		return c != "" && l.isGitdir(c)
 	}
 	return false
+}
+
+// worktreesInside reports whether every core.worktree the configuration
+// file at p sets leads beneath the root, links resolved: git looks for
+// submodules and a relative core.hooksPath beneath the worktree, and a
+// directory outside the root that commands can write (the per-project
+// cache) is beyond what this guard watches.
+func (r *restorer) worktreesInside(p string, body []byte) bool {
+	for _, st := range readConfig(body) {
+		if st.section != "core" || st.key != "worktree" {
+			continue
+		}
+		wt := resolveFrom(filepath.Dir(p), st.value)
+		if real, err := filepath.EvalSymlinks(wt); err == nil {
+			wt = real
+		}
+		if !within(r.s.root, filepath.Clean(wt)) {
+			return false
+		}
+	}
+	return true
 }
 
 // writeBack recreates a regular file, in a directory that must be a real

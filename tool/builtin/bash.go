@@ -309,7 +309,7 @@ func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func() []str
 	// afterwards; read-only commands still get git hardened.
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	if policy == sandbox.ReadOnly {
-		cmd.Env = sandbox.HardenGit(cmd.Env)
+		cmd.Env = sandbox.HardenGitIn(cmd.Env, b.ws.Root())
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -164,6 +164,12 @@ func Cases() []Case {
 			" && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),planted"},
 		{Name: "commondir with a trailing blank", Attack: "cp -r .git bad && " + evilCopy("'bad '") +
 			" && printf '../bad \\n' > .git/commondir"},
+		{Name: "gitlink smuggled into an index that looks unchanged", Attack: indexSmuggle},
+		{Name: "gitlink beneath a core.worktree elsewhere", Attack: "git config core.worktree ../wt2 && mkdir -p wt2/plant && " +
+			"cp -r .git evil && git config --file evil/config --unset core.worktree && " + fsmonitor("evil/config") +
+			" && echo 'gitdir: ../../evil' > wt2/plant/.git && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),plant"},
+		{Name: "global hooksPath beneath a core.worktree elsewhere", Setup: "git config --global core.hooksPath .hooks && mkdir .hooks",
+			Attack: "git config core.worktree ../wt2 && mkdir wt2 && cp a.txt wt2/ && " + hook("wt2/.hooks/pre-commit")},
 		{Name: "nested repository added as a gitlink", Attack: "git init -q nested && (cd nested && git commit -q --allow-empty -m x && " +
 			fsmonitor(".git/config") + ") && git add nested 2>/dev/null"},
 		{Name: "linked worktree .git redirected", Setup: "git worktree add -q wt", In: "wt",
@@ -175,6 +181,17 @@ func Cases() []Case {
 		{Name: "new repository with a hook", NoRepo: true, Attack: "git init -q . && " + hook(".git/hooks/pre-commit")},
 	}
 }
+
+// indexSmuggle adds a gitlink "plant", whose .git leads to a copy of the
+// repository with core.fsmonitor set, in place of a.txt (a name of the same
+// length, so the index keeps its size), writes the new index back into the
+// old index's inode and gives it its old modification time: an index that
+// looks unchanged by size, inode and time, but that git status reads anew.
+const indexSmuggle = "m=$(stat -c %.9Y .git/index) && ln .git/index idx-keep && " + "cp -r .git evil && " +
+	`git config --file evil/config core.fsmonitor "touch $C; false"` +
+	" && mkdir plant && echo 'gitdir: ../evil' > plant/.git && git rm -q --cached a.txt" +
+	" && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),plant && git write-tree >/dev/null" +
+	" && cat .git/index > idx-keep && mv idx-keep .git/index && touch -d @$m .git/index"
 
 // submodule sets up a submodule "sub" from a local repository.
 const submodule = "git init -q ../subsrc && git -C ../subsrc commit -q --allow-empty -m s && " +
