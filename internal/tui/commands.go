@@ -40,7 +40,7 @@ func init() {
 		{name: "/skills", help: "list the skills found", run: (*model).cmdSkills},
 		{name: "/mcp", help: "show MCP servers", run: (*model).cmdMCP},
 		{name: "/help", help: "show commands and keys", run: (*model).cmdHelp},
-		{name: "/exit", help: "quit", run: func(*model, string) tea.Cmd { return tea.Quit }},
+		{name: "/exit", help: "quit", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
 	}
 }
 
@@ -140,10 +140,7 @@ func (m *model) cmdModel(arg string) tea.Cmd {
 		m.note("No models to offer: set a provider's key, or list models under [providers.NAME] models in config.toml.")
 		return nil
 	}
-	p := &modelPicker{items: items, current: m.opts.ModelLabel}
-	m.picker, m.onPick = p, m.switchModel
-	m.layout()
-	return nil
+	return m.openPicker(&modelPicker{items: items, current: m.opts.ModelLabel}, func(m *model, name string) tea.Cmd { return m.switchModel(name) })
 }
 
 // switchModel makes name the model and reopens the session on it.
@@ -186,8 +183,7 @@ func (m *model) cmdReview(string) tea.Cmd {
 		m.hint = "no plan is waiting for approval"
 		return nil
 	}
-	m.openReview("")
-	return nil
+	return m.openReview("")
 }
 
 func (m *model) cmdCode(string) tea.Cmd {

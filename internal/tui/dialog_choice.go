@@ -41,7 +41,8 @@ func (d *choiceDialog) update(k tea.KeyPressMsg) (int, bool) {
 	return 0, false
 }
 
-func (d *choiceDialog) view(width, room int, th theme) string {
+func (d *choiceDialog) view(v dialogView) string {
+	width, room, th := v.width, v.room, v.th
 	inner := min(width-4, 96)
 	var b strings.Builder
 	b.WriteString(th.accent.Bold(true).Render(d.title) + "\n")
@@ -67,14 +68,20 @@ func (d *choiceDialog) view(width, room int, th theme) string {
 	return dialogBox(b.String(), inner, th)
 }
 
-func (m *model) choiceKey(k tea.KeyPressMsg) tea.Cmd {
-	i, done := m.choice.update(k)
+func (d *choiceDialog) decides() bool { return true }
+
+// key implements dialog.
+func (d *choiceDialog) key(k tea.KeyPressMsg) (outcome, bool, tea.Cmd) {
+	i, done := d.update(k)
 	if !done {
-		m.layout()
-		return nil
+		return nil, false, nil
 	}
-	d := m.choice
-	m.choice = nil
-	m.layout()
-	return d.choose(m, i)
+	return func(m *model) tea.Cmd { return d.choose(m, i) }, true, nil
 }
+
+// dismiss implements dialog: as Esc.
+func (d *choiceDialog) dismiss() outcome {
+	return func(m *model) tea.Cmd { return d.choose(m, -1) }
+}
+
+func (d *choiceDialog) paste(tea.PasteMsg) {}

@@ -16,7 +16,7 @@ func TestPermissionAlwaysForThisProject(t *testing.T) {
 	call := llm.ToolCall{ID: "b1", Name: "bash", Input: json.RawMessage(`{"command":"make test"}`)}
 	d := newPermissionDialog(&agent.ApprovalRequest{Call: call, Preview: "$ make test",
 		Why: "AutoEdit asks before every call that may change something", Rules: []string{"bash(make test:*)"}})
-	view := d.view(100, 30, theme{})
+	view := d.render(100, 30, theme{})
 	for _, want := range []string{"Always allow in this project: bash(make test:*)", "asked because AutoEdit asks"} {
 		if !strings.Contains(view, want) {
 			t.Errorf("dialog lacks %q:\n%s", want, view)
@@ -28,7 +28,7 @@ func TestPermissionAlwaysForThisProject(t *testing.T) {
 	}
 
 	d = newPermissionDialog(&agent.ApprovalRequest{Call: call})
-	if !strings.Contains(d.view(100, 30, theme{}), "Allow for this session") {
+	if !strings.Contains(d.render(100, 30, theme{}), "Allow for this session") {
 		t.Error("without rules option 2 is not the session")
 	}
 	d.update(keyMsg("2"))

@@ -138,6 +138,27 @@ func (d *reviewDialog) update(k tea.KeyPressMsg) (reviewAction, tea.Cmd) {
 	return reviewAction{}, nil
 }
 
+func (d *reviewDialog) decides() bool { return true }
+
+// key implements dialog.
+func (d *reviewDialog) key(k tea.KeyPressMsg) (outcome, bool, tea.Cmd) {
+	act, cmd := d.update(k)
+	if act.choice == reviewNone {
+		return nil, false, cmd
+	}
+	return func(m *model) tea.Cmd { return m.reviewed(act) }, true, cmd
+}
+
+// dismiss implements dialog: the plan is kept and a typed note goes to
+// the editor.
+func (d *reviewDialog) dismiss() outcome {
+	note := fieldText(&d.note)
+	return func(m *model) tea.Cmd {
+		m.closeReview(note)
+		return nil
+	}
+}
+
 // choose acts on option n (1-based); cancelling asks first.
 func (d *reviewDialog) choose(n int) reviewAction {
 	if reviewChoice(n) == reviewCancel {
@@ -155,10 +176,13 @@ func (d *reviewDialog) paste(msg tea.PasteMsg) {
 	}
 }
 
-// view draws the dialog at most width columns wide and maxHeight rows
+// view implements dialog.
+func (d *reviewDialog) view(v dialogView) string { return d.render(v.width, v.room, v.th, v.md) }
+
+// render draws the dialog at most width columns wide and maxHeight rows
 // high. The plan (its markdown content and steps) scrolls inside; the
 // options and the note field always stay visible.
-func (d *reviewDialog) view(width, maxHeight int, th theme, md *markdown) string {
+func (d *reviewDialog) render(width, maxHeight int, th theme, md *markdown) string {
 	inner := max(min(width-4, 100), 10)
 	if d.body == nil || d.bodyWidth != inner {
 		d.body, d.bodyWidth = planLines(&d.plan, inner, md), inner

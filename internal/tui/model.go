@@ -59,14 +59,17 @@ type model struct {
 	// planFresh is set when the running stream submitted a plan: only then
 	// does the review dialog open when it ends.
 	planFresh bool
-	review    *reviewDialog
-	perm      *permissionDialog
-	picker    chooser              // an open list picker (/resume, /model)
-	onPick    func(string) tea.Cmd // what the picker's choice does
-	choice    *choiceDialog        // an open question (undo, rewind, memory)
+
+	// The open dialogs, the top one last (dialog.go); dialogSeq numbers
+	// them for their guard, which lasts dialogDelay; after is its timer.
+	dialogs     []*dialogFrame
+	dialogSeq   int
+	dialogDelay time.Duration
+	after       func(time.Duration, tea.Msg) tea.Cmd
 
 	setup       *SetupInfo
 	quitArmed   bool
+	quitting    bool                     // the program is ending: the live area is cleared
 	permQueue   []*agent.ApprovalRequest // questions waiting behind the open one
 	expandTools bool                     // Ctrl+O: tool results shown whole
 	files       []string                 // the workdir's files for @ completion, once listed
@@ -122,9 +125,18 @@ func newModel(ctx context.Context, opts Options) *model {
 		width:     80,
 		height:    24,
 		costKnown: true,
+		after:     after,
 	}
 	if m.now == nil {
 		m.now = time.Now
+	}
+	switch {
+	case opts.DialogDelay < 0:
+		m.dialogDelay = 0
+	case opts.DialogDelay == 0:
+		m.dialogDelay = DefaultDialogDelay
+	default:
+		m.dialogDelay = opts.DialogDelay
 	}
 	if opts.InitialPrompt != "" {
 		m.in.setValue(opts.InitialPrompt)
@@ -202,12 +214,14 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case attachedMsg:
 		return m, m.handleAttached(msg)
 	case sessionsMsg:
-		m.handleSessions(msg)
-		return m, nil
+		return m, m.handleSessions(msg)
 	case demoReadyMsg:
 		return m, m.handleDemoReady(msg)
 	case tickMsg:
 		return m, m.handleTick(msg)
+	case dialogArmedMsg:
+		m.onDialogArmed(msg)
+		return m, nil
 	case historyMsg:
 		m.in.setHistory(msg.entries)
 		return m, nil
@@ -248,21 +262,13 @@ func (m *model) transcriptHeight(bottom string) int {
 // queued messages and the command menu above it). A dialog gets the
 // screen minus the fixed rows and one transcript line, and scrolls inside.
 func (m *model) bottomPane() string {
-	th := themeFor(m.mode)
 	room := m.height - 3
 	if m.opts.DemoBanner != "" {
 		room--
 	}
 	room = max(room, 5)
-	switch {
-	case m.perm != nil:
-		return m.perm.view(m.width, room, themeFor(m.runMode))
-	case m.review != nil:
-		return m.review.view(m.width, room, th, m.tr.md)
-	case m.picker != nil:
-		return m.picker.view(m.width, th)
-	case m.choice != nil:
-		return m.choice.view(m.width, room, th)
+	if f := m.topDialog(); f != nil {
+		return m.dialogPane(f, room)
 	}
 	return m.editorPane(room)
 }

@@ -100,7 +100,7 @@ func renderTool(b *block, width int) []string {
 		if b.expanded {
 			limit = maxExpandedLines
 		}
-		return append(out, renderDiff(b.result, width, 5, limit)...)
+		return append(out, renderDiff(b.result, width, 5, limit, false)...)
 	}
 	out = append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))
 	if b.expanded {
@@ -195,15 +195,17 @@ func looksLikeDiff(s string) bool {
 }
 
 // renderDiff colours a unified diff: additions green, deletions red. Each
-// line is indented by indent columns and cut to width; limit (if > 0) caps
-// the number of lines.
-func renderDiff(diff string, width, indent, limit int) []string {
+// line is indented by indent columns; limit (if > 0) caps the number of
+// lines. A line too long for width is cut, or with wrap continued on the
+// next rows after a dim ↳ (an approval shows every character).
+func renderDiff(diff string, width, indent, limit int, wrap bool) []string {
 	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
 	pad := strings.Repeat(" ", indent)
+	w := max(width-indent, 8)
 	var out []string
 	for i, l := range lines {
 		if limit > 0 && i == limit {
-			out = append(out, dimStyle.Render(fmt.Sprintf("%s… %d more diff lines", pad, len(lines)-i)))
+			out = append(out, dimStyle.Render(fmt.Sprintf("%s… %d more diff %s", pad, len(lines)-i, plural(len(lines)-i, "line", "lines"))))
 			break
 		}
 		// The tab stops of the file's text start after the diff's
@@ -211,19 +213,59 @@ func renderDiff(diff string, width, indent, limit int) []string {
 		if l != "" && strings.ContainsRune(l, '\t') {
 			l = l[:1] + expandTabs(l[1:])
 		}
-		l = ansi.Truncate(l, max(width-indent, 8), "…")
+		st := dimStyle
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			out = append(out, pad+boldStyle.Render(l))
+			st = boldStyle
 		case strings.HasPrefix(l, "+"):
-			out = append(out, pad+diffAddStyle.Render(l))
+			st = diffAddStyle
 		case strings.HasPrefix(l, "-"):
-			out = append(out, pad+diffDelStyle.Render(l))
+			st = diffDelStyle
 		case strings.HasPrefix(l, "@@"):
-			out = append(out, pad+diffHunk.Render(l))
-		default:
-			out = append(out, pad+dimStyle.Render(l))
+			st = diffHunk
+		}
+		if !wrap {
+			out = append(out, pad+st.Render(ansi.Truncate(l, w, "…")))
+			continue
+		}
+		for j, piece := range hardWrap(l, w) {
+			if j > 0 {
+				out = append(out, pad+dimStyle.Render("↳")+st.Render(piece))
+				continue
+			}
+			out = append(out, pad+st.Render(piece))
 		}
 	}
+	return out
+}
+
+// hardWrap cuts s (plain text) into pieces of at most width cells; the
+// pieces after the first are one cell narrower, for the ↳ that marks them.
+func hardWrap(s string, width int) []string {
+	width = max(width, 2)
+	if ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	first := ansi.Truncate(s, width, "")
+	out := []string{first}
+	rest := strings.Split(ansi.Hardwrap(s[len(first):], width-1, true), "\n")
+	return append(out, rest...)
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// capLines keeps at most n lines, the last one marked when some are left out.
+func capLines(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	out := append([]string(nil), lines[:n]...)
+	out[n-1] = ansi.Truncate(out[n-1], max(ansi.StringWidth(out[n-1])-1, 1), "") + "…"
 	return out
 }

@@ -153,6 +153,11 @@ type Options struct {
 	AutoSend bool
 	// Now is the clock for session ages (default time.Now).
 	Now func() time.Time
+	// DialogDelay is how long a dialog that decides something (plan
+	// review, permission, undo) ignores keys after it appears; keys typed
+	// meanwhile go to the editor. 0 means DefaultDialogDelay, a negative
+	// value none.
+	DialogDelay time.Duration
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
 	Output io.Writer

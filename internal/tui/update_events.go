@@ -101,15 +101,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.sawError = true
 		m.errorLine("✗ " + ev.Message)
 	case *agent.ApprovalRequest:
-		if m.perm != nil {
-			// Sub-agents running in parallel can ask at once: each
-			// question waits its turn, none is dropped (its tool would
-			// wait for an answer that never comes).
-			m.permQueue = append(m.permQueue, ev)
-			return nil
-		}
-		m.perm = newPermissionDialog(ev)
-		m.layout()
+		return m.askPermission(ev)
 	case agent.Done:
 		m.finishText("")
 		m.handleDone(ev)
@@ -200,10 +192,8 @@ func (m *model) handleStreamEnd() tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
-	if m.perm != nil { // the run ended while asking: nobody waits any more
-		m.perm = nil
-	}
-	m.permQueue = nil
+	// The run ended while asking: nobody waits for the answers any more.
+	m.denyPermissions("the turn ended")
 	for id, b := range m.calls { // calls that never got a result
 		b.done, b.isError, b.result, b.dirty = true, true, "interrupted", true
 		delete(m.calls, id)
@@ -220,8 +210,7 @@ func (m *model) handleStreamEnd() tea.Cmd {
 		// Messages typed while the plan was made become the note in the
 		// dialog: the user sends them as feedback with Enter, or clears them.
 		m.tr.add(&block{kind: blockPlan, plan: m.plan})
-		m.openReview(strings.Join(queued, " "))
-		return nil
+		return m.openReview(strings.Join(queued, " "))
 	}
 	m.layout()
 	if len(queued) > 0 {
@@ -251,7 +240,8 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 	m.eng = msg.eng
 	m.sessionID = m.eng.SessionID()
 	m.todos = m.eng.Todos()
-	m.plan, m.review, m.perm, m.calls, m.stream = nil, nil, nil, map[string]*block{}, nil
+	m.plan, m.calls, m.stream = nil, map[string]*block{}, nil
+	m.closeAllDialogs()
 	m.ctxTokens = 0
 	if m.sessionID != m.totalsFor {
 		m.totalIn, m.totalOut, m.cost, m.costKnown, m.totalsFor = 0, 0, 0, true, m.sessionID
@@ -264,15 +254,19 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 		m.replay(msg.history)
 		m.note("Resumed session " + shortID(m.sessionID) + ".")
 	}
+	var review tea.Cmd
 	if m.eng.NextStep() == planning.StepReview {
 		if p := m.eng.Plan(); p != nil {
 			m.plan = p
 			m.tr.add(&block{kind: blockPlan, plan: p})
-			m.openReview("")
+			review = m.openReview("")
 		}
 	}
 	m.layout()
-	if m.opts.AutoSend && m.in.value() != "" && m.review == nil {
+	if review != nil || m.plan != nil {
+		return review
+	}
+	if m.opts.AutoSend && m.in.value() != "" {
 		m.opts.AutoSend = false // once, for the first session only
 		text := strings.TrimSpace(m.in.value())
 		save := m.take()
@@ -321,17 +315,17 @@ func (m *model) replay(hist []llm.Message) {
 	m.calls = map[string]*block{}
 }
 
-func (m *model) handleSessions(msg sessionsMsg) {
+func (m *model) handleSessions(msg sessionsMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.errorLine("Could not list sessions: " + msg.err.Error())
 	case len(msg.list) == 0:
 		m.note("No earlier sessions in this workdir.")
 	default:
-		m.picker = &resumePicker{items: msg.list, now: m.now()}
-		m.onPick = func(id string) tea.Cmd { return m.openEngine(id, true) }
+		return m.openPicker(&resumePicker{items: msg.list, now: m.now()}, func(m *model, id string) tea.Cmd { return m.openEngine(id, true) })
 	}
 	m.layout()
+	return nil
 }
 
 func (m *model) note(s string)      { m.tr.add(&block{kind: blockNotice, text: s}) }

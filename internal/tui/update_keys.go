@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -27,15 +29,8 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	// A hint answers the last thing the user did; the next key makes it stale.
 	m.hint = ""
-	switch {
-	case m.perm != nil:
-		return m.permissionKey(k)
-	case m.review != nil:
-		return m.reviewKey(k)
-	case m.picker != nil:
-		return m.pickerKey(k)
-	case m.choice != nil:
-		return m.choiceKey(k)
+	if f := m.topDialog(); f != nil {
+		return m.dialogKey(f, k)
 	}
 	if m.in.searching() {
 		return m.searchKey(k)
@@ -109,38 +104,59 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// interrupt is Ctrl+C: cancel a running turn (messages queued for it go
-// back into the editor, unsent); close a dialog without acting on it; when
-// idle, the first press arms and the second quits.
+// interrupt is Ctrl+C. One press does the least destructive thing there
+// is to do: close a dialog without acting on it; put a draft away into the
+// history (↑ brings it back); cancel the running turn (messages queued for
+// it go back into the editor, unsent). A second press right after quits,
+// whatever the first did: two Ctrl+C always leave.
 func (m *model) interrupt() tea.Cmd {
-	if m.running {
-		m.cancelTurn()
-		if len(m.queue) > 0 {
-			m.in.setValue(strings.Join(m.queue, "\n"))
-			m.queue = nil
-		}
-		m.hint = "cancelling…"
-		m.layout()
-		return nil
-	}
-	switch {
-	case m.review != nil:
-		m.closeReview(fieldText(&m.review.note))
-		return nil
-	case m.picker != nil:
-		m.picker = nil
-		m.layout()
-		return nil
-	case m.choice != nil:
-		m.choice = nil
-		m.layout()
-		return nil
-	}
 	if m.quitArmed {
-		return tea.Quit
+		return m.quit()
 	}
 	m.quitArmed = true
+	const again = " · Ctrl+C again quits"
+	if f := m.topDialog(); f != nil {
+		if _, ok := f.d.(*permissionDialog); ok && m.running {
+			// The question belongs to the turn: cancelling the turn answers it.
+			cmd := m.cancelRunning()
+			m.hint += again
+			return cmd
+		}
+		cmd := m.dismissDialog(f)
+		if m.hint == "" {
+			m.hint = "closed" + again
+		} else {
+			m.hint += again
+		}
+		return cmd
+	}
+	if m.in.searching() {
+		m.in.endSearch(false)
+	}
+	if strings.TrimSpace(m.in.value()) != "" {
+		save := m.take()
+		m.hint = "draft cleared — it is in the history (↑ brings it back)" + again
+		return save
+	}
+	if m.running {
+		cmd := m.cancelRunning()
+		m.hint += again
+		return cmd
+	}
 	m.hint = "press Ctrl+C again to quit"
+	return nil
+}
+
+// cancelRunning cancels the running turn; its queued messages go back into
+// the editor, unsent.
+func (m *model) cancelRunning() tea.Cmd {
+	m.cancelTurn()
+	if len(m.queue) > 0 {
+		m.in.restore(strings.Join(m.queue, "\n"))
+		m.queue = nil
+	}
+	m.hint = "cancelling…"
+	m.layout()
 	return nil
 }
 
@@ -162,14 +178,8 @@ func (m *model) cancelTurn() {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	if m.perm != nil {
-		m.perm.req.Respond(agent.Deny, "the user cancelled the turn")
-		m.perm = nil
-	}
-	for _, req := range m.permQueue {
-		req.Respond(agent.Deny, "the user cancelled the turn")
-	}
-	m.permQueue = nil
+	m.denyPermissions("the user cancelled the turn")
+	m.layout()
 }
 
 // submit sends the input: a slash command, or a prompt (queued while the
@@ -299,15 +309,13 @@ func (m *model) setModeLocal(md planning.Mode) {
 }
 
 func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.perm != nil {
-		m.perm.paste(msg)
-		return nil
+	// Terminals send a paste's line breaks as CR (tmux, most bracketed
+	// pastes), CRLF or LF: all of them are line breaks.
+	msg.Content = normalizeNewlines(msg.Content)
+	if f := m.topDialog(); f != nil {
+		return m.dialogPaste(f, msg)
 	}
-	if m.review != nil {
-		m.review.paste(msg)
-		return nil
-	}
-	if m.picker != nil || m.choice != nil || m.setup != nil || m.in.searching() {
+	if m.setup != nil || m.in.searching() {
 		return nil
 	}
 	cmd := m.in.paste(msg)
@@ -435,4 +443,28 @@ func commonPrefix(ss []string) string {
 		}
 	}
 	return p
+}
+
+// quit leaves the program. A draft in the editor goes to the history
+// first, so quitting never loses what was typed.
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	if save := m.take(); save != nil {
+		return tea.Sequence(save, tea.Quit)
+	}
+	return tea.Quit
+}
+
+// draftLine is the editor's text in one dim line, shown under a dialog
+// (which hides the editor) so text typed ahead is seen to be kept.
+func (m *model) draftLine() string {
+	v := strings.TrimSpace(m.in.value())
+	if v == "" {
+		return ""
+	}
+	first, _, more := strings.Cut(v, "\n")
+	if more {
+		first += " …"
+	}
+	return dimStyle.Render(ansi.Truncate("  ✎ your draft is kept in the editor: "+termtext.Clean(first), m.width, "…"))
 }

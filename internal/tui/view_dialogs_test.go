@@ -62,7 +62,7 @@ func reviewAt(t *testing.T, w, hgt int) (*harness, *fakeEngine) {
 	h.key("shift+tab")
 	h.typeText("split the parser")
 	h.key("enter")
-	if h.m.review == nil {
+	if h.m.reviewOpen() == nil {
 		t.Fatal("no review dialog")
 	}
 	return h, f
@@ -116,7 +116,7 @@ func TestGoldenPermissionDialogSizes(t *testing.T) {
 			h := newHarness(t, testOptions(f), sz.w, sz.h)
 			h.typeText("write main.go")
 			h.key("enter")
-			if h.m.perm == nil {
+			if h.m.permOpen() == nil {
 				t.Fatal("no permission dialog")
 			}
 			checkFits(t, h, sz.w, sz.h, "Allow write_file?", "[1] Allow once", "[3] Deny", "reason:")
@@ -153,7 +153,7 @@ func TestGoldenResumePickerSizes(t *testing.T) {
 			h := newHarness(t, opts, sz.w, sz.h)
 			h.typeText("/resume")
 			h.key("enter")
-			if h.m.picker == nil {
+			if h.m.pickerOpen() == nil {
 				t.Fatal("no picker")
 			}
 			checkFits(t, h, sz.w, sz.h, "Resume a session", "Esc close")
