@@ -201,6 +201,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	_, err := p.Run()
+	// However the program ended (a signal, the caller's context), a draft
+	// left in the editor goes to the history: quitting loses no text.
+	if save := appendHistory(opts.HistoryFile, m.in.take()); save != nil {
+		save()
+	}
 	if err == nil || errors.Is(err, tea.ErrInterrupted) {
 		out := opts.Output
 		if out == nil {
