@@ -35,9 +35,10 @@ const (
 
 // tuiFlags are the root command's flags that open the TUI on a session.
 type tuiFlags struct {
-	resume string
-	cont   bool
-	mouse  bool
+	resume     string
+	cont       bool
+	mouse      bool
+	fullscreen bool
 }
 
 // addTUIFlags adds --resume and --continue to the root command (the TUI).
@@ -45,7 +46,8 @@ func addTUIFlags(root *cobra.Command) *tuiFlags {
 	f := &tuiFlags{}
 	root.Flags().StringVar(&f.resume, "resume", "", "open the TUI on the session with this id (or unique id prefix)")
 	root.Flags().BoolVar(&f.cont, "continue", false, "open the TUI on the latest session of this workdir")
-	root.Flags().BoolVar(&f.mouse, "mouse", false, "capture the mouse for wheel scrolling (the transcript can then not be selected and copied)")
+	root.Flags().BoolVar(&f.fullscreen, "fullscreen", false, "draw the conversation on the alternate screen with its own scrolling, instead of in the terminal's scrollback")
+	root.Flags().BoolVar(&f.mouse, "mouse", false, "with --fullscreen: capture the mouse for wheel scrolling (the transcript can then not be selected and copied)")
 	return f
 }
 
@@ -82,6 +84,7 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	opts := rt.tuiOptions(ctx)
 	opts.ResumeID = tf.resume
 	opts.Mouse = tf.mouse
+	opts.Fullscreen = tf.fullscreen
 	if tf.cont {
 		list, err := rt.store.List(ctx, session.ListOptions{Workdir: c.Workdir, Limit: 1})
 		if err != nil {

@@ -162,6 +162,9 @@ func testOptions(eng Engine) Options {
 		Now:           func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
 		// Dialogs take keys at once; the guard has tests of its own.
 		DialogDelay: -1,
+		// The screen holds the whole conversation, as these tests read
+		// it; inline rendering has tests of its own.
+		Fullscreen: true,
 	}
 }
 
@@ -242,7 +245,7 @@ func (h *harness) deliver(msg tea.Msg) {
 			h.run(c)
 		}
 	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded,
-		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg, dialogArmedMsg:
+		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg, dialogArmedMsg, printedMsg:
 		h.send(msg)
 	}
 }
@@ -286,7 +289,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "home":
 		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "ctrl+r", "ctrl+o", "ctrl+g":
+	case "ctrl+r", "ctrl+o", "ctrl+g", "ctrl+t":
 		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
 	}
 	r := []rune(k)[0]

@@ -67,11 +67,18 @@ type model struct {
 	dialogDelay time.Duration
 	after       func(time.Duration, tea.Msg) tea.Cmd
 
+	// pager, when set, has the whole screen (Ctrl+O, Ctrl+T).
+	pager *pager
+	// Inline rendering (scrollback.go): print is the printer, printing is
+	// set while a print is in flight, sized once the width is known.
+	print    func(string) tea.Cmd
+	printing bool
+	sized    bool
+
 	setup       *SetupInfo
 	quitArmed   bool
 	quitting    bool                     // the program is ending: the live area is cleared
 	permQueue   []*agent.ApprovalRequest // questions waiting behind the open one
-	expandTools bool                     // Ctrl+O: tool results shown whole
 	files       []string                 // the workdir's files for @ completion, once listed
 	// The session's token totals since it was opened here, and their cost
 	// when every model used has a price (costKnown).
@@ -126,6 +133,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		height:    24,
 		costKnown: true,
 		after:     after,
+		print:     printAbove,
 	}
 	if m.now == nil {
 		m.now = time.Now
@@ -174,12 +182,24 @@ func (m *model) openEngine(resumeID string, replace bool) tea.Cmd {
 	}
 }
 
-// Update dispatches by message type; the handlers live in update_*.go.
+// Update dispatches by message type (the handlers live in update_*.go),
+// then prints the blocks that finished (inline rendering).
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if p := m.flushScrollback(); p != nil {
+		cmd = tea.Batch(cmd, p)
+	}
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.width, m.height, m.sized = msg.Width, msg.Height, true
 		m.layout()
+		return m, nil
+	case printedMsg:
+		m.printing = false
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
@@ -273,23 +293,37 @@ func (m *model) bottomPane() string {
 	return m.editorPane(room)
 }
 
-// View composes the screen. The transcript's rendering is cached per
-// block, so a frame costs the visible lines only.
+// View composes the screen: inline, the live area under the scrollback;
+// full-screen (Options.Fullscreen), the transcript too. The pager takes the
+// whole (alternate) screen in both. The transcript's rendering is cached
+// per block, so a frame costs the visible lines only.
 func (m *model) View() tea.View {
 	var v tea.View
+	v.WindowTitle = "harness9"
+	switch {
+	case m.pager != nil:
+		v.AltScreen = true
+		v.SetContent(m.pager.view(m.width, m.height))
+		return v
+	case m.setup != nil:
+		v.AltScreen = true
+		v.SetContent(m.setupView())
+		return v
+	case m.inline():
+		v.SetContent(m.renderInline())
+		return v
+	}
 	v.AltScreen = true
 	if m.opts.Mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
-	v.WindowTitle = "harness9"
 	v.SetContent(m.render())
 	return v
 }
 
+// render is the full-screen frame: the transcript's window, then the
+// live area.
 func (m *model) render() string {
-	if m.setup != nil {
-		return m.setupView()
-	}
 	bottom := m.bottomPane()
 	// The transcript height depends on the bottom pane (the input grows,
 	// dialogs replace it); keep them in step without a Cmd round trip.
@@ -298,7 +332,7 @@ func (m *model) render() string {
 	}
 	var parts []string
 	if m.opts.DemoBanner != "" {
-		parts = append(parts, warnStyle.Render(ansi.Truncate(" ▶ "+m.opts.DemoBanner, m.width, "…")))
+		parts = append(parts, demoBanner(m.opts.DemoBanner, m.width))
 	}
 	parts = append(parts, m.tr.view(), m.hintLine(), bottom, m.statusBar().view(m.width))
 	return strings.Join(parts, "\n")
@@ -343,6 +377,11 @@ func (m *model) statusBar() statusBar {
 }
 
 func lineCount(s string) int { return strings.Count(s, "\n") + 1 }
+
+// demoBanner is the demo's label line.
+func demoBanner(text string, width int) string {
+	return warnStyle.Render(ansi.Truncate(" ▶ "+text, width, "…"))
+}
 
 // usageLabel is the session's totals for the status bar: "12.3k tok" and,
 // when every call had a price, "$0.042".

@@ -73,7 +73,9 @@ func lineRange(args map[string]any) string {
 	return ""
 }
 
-// renderTool draws a tool call as one line, then its collapsed result.
+// renderTool draws a tool call as one line, then its collapsed result:
+// the tool's summary, and for a failed call the last lines of its output
+// (where the error is). Ctrl+O shows the whole output in the pager.
 func renderTool(b *block, width int) []string {
 	bullet := dimStyle.Render("●")
 	switch {
@@ -88,6 +90,9 @@ func renderTool(b *block, width int) []string {
 		head += " " + ansi.Truncate(arg, max(width-ansi.StringWidth(b.name)-5, 8), "…")
 	}
 	out := []string{head}
+	if b.sub != nil {
+		return append(out, b.sub.lines(b, width)...)
+	}
 	if !b.done {
 		return append(out, liveLines(b.live, width)...)
 	}
@@ -96,24 +101,20 @@ func renderTool(b *block, width int) []string {
 	if b.isError {
 		st = errorStyle
 	} else if b.diff && looksLikeDiff(b.result) {
-		limit := maxDiffLines
-		if b.expanded {
-			limit = maxExpandedLines
-		}
-		return append(out, renderDiff(b.result, width, 5, limit, false)...)
+		return append(out, renderDiff(b.result, width, 5, maxDiffLines, false)...)
 	}
 	out = append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))
-	if b.expanded {
-		out = append(out, expandedLines(b.result, width)...)
+	if b.isError {
+		out = append(out, failureTail(b.result, width)...)
 	}
 	return out
 }
 
 // Limits of what a tool block shows beyond its summary.
 const (
-	maxLiveOutput    = 16 << 10 // bytes of a running call's output kept
-	liveShown        = 5        // lines of it shown
-	maxExpandedLines = 400      // lines of an expanded result
+	maxLiveOutput = 16 << 10 // bytes of a running call's output kept
+	liveShown     = 5        // lines of it shown
+	failShown     = 6        // last lines of a failed call's output shown
 )
 
 // liveLines shows the tail of a running call's output under its head, so a
@@ -123,9 +124,13 @@ func liveLines(live string, width int) []string {
 	if strings.TrimSpace(live) == "" {
 		return nil
 	}
-	lines := strings.Split(live, "\n")
-	if len(lines) > liveShown {
-		lines = lines[len(lines)-liveShown:]
+	return tailLines(strings.Split(live, "\n"), liveShown, width)
+}
+
+// tailLines draws the last n of lines, dim and indented under a block.
+func tailLines(lines []string, n, width int) []string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
 	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
@@ -134,20 +139,16 @@ func liveLines(live string, width int) []string {
 	return out
 }
 
-// expandedLines is a result shown whole (Ctrl+O), so the output of a
-// failing test can be read in the transcript; very long results keep
-// their head and say how much is left out.
-func expandedLines(result string, width int) []string {
+// failureTail is the end of a failed call's output, where a test run or a
+// build says what went wrong, and how to see the rest.
+func failureTail(result string, width int) []string {
 	lines := strings.Split(strings.TrimRight(result, "\n"), "\n")
-	var out []string
-	for i, l := range lines {
-		if i == maxExpandedLines {
-			out = append(out, dimStyle.Render(fmt.Sprintf("     … %d more lines", len(lines)-i)))
-			break
-		}
-		for _, w := range wrapLines(expandTabs(ansi.Strip(l)), width-5, "") {
-			out = append(out, "     "+w)
-		}
+	if len(lines) <= 1 {
+		return nil // the summary said it all
+	}
+	out := tailLines(lines, failShown, width)
+	if len(lines) > failShown {
+		out = append(out, dimStyle.Render(ansi.Truncate(fmt.Sprintf("     … Ctrl+O shows all %d lines", len(lines)), width, "…")))
 	}
 	return out
 }

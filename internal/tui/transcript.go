@@ -20,6 +20,10 @@ type transcript struct {
 	follow     bool // stick to the tail
 	anchor     int  // first visible block when !follow
 	anchorLine int  // first visible line of that block
+
+	// printed counts the blocks already in the terminal's scrollback
+	// (inline rendering).
+	printed int
 }
 
 func newTranscript() *transcript {
@@ -50,7 +54,7 @@ func (t *transcript) add(b *block) *block {
 // clear drops every block (a new session).
 func (t *transcript) clear() {
 	t.blocks = nil
-	t.follow, t.anchor, t.anchorLine = true, 0, 0
+	t.follow, t.anchor, t.anchorLine, t.printed = true, 0, 0, 0
 }
 
 // linesOf returns block i's lines rendered for the current width.

@@ -101,9 +101,13 @@ type Options struct {
 	// shown in red ("SANDBOX OFF", "NO SANDBOX").
 	SandboxEnforced bool
 	SandboxLabel    string
-	// Mouse captures the mouse for wheel scrolling. Off by default, so the
-	// transcript can be selected and copied with the terminal's own mouse
-	// handling (PgUp/PgDn scroll either way).
+	// Fullscreen draws the conversation in the alternate screen with a
+	// scrollable window (PgUp/PgDn, End) instead of printing finished
+	// blocks into the terminal's scrollback, which is the default.
+	Fullscreen bool
+	// Mouse captures the mouse for wheel scrolling in full-screen mode.
+	// Off by default, so the transcript can be selected and copied with
+	// the terminal's own mouse handling (PgUp/PgDn scroll either way).
 	Mouse bool
 	// ContextWindow is the model's window in tokens, used for the context
 	// gauge until the engine reports usage.

@@ -29,7 +29,7 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.finishText(ev.Text)
 	case agent.ToolCall:
 		m.finishText("")
-		m.calls[ev.ID] = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name, arg: keyArg(ev.Name, ev.Input), expanded: m.expandTools})
+		m.calls[ev.ID] = m.tr.add(&block{kind: blockTool, callID: ev.ID, name: ev.Name, arg: keyArg(ev.Name, ev.Input)})
 	case attachedNote:
 		m.note(ev.text)
 	case agent.ToolOutput:
@@ -45,11 +45,6 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		delete(m.calls, ev.ID)
 		b.done, b.isError, b.result, b.summary, b.diff, b.dirty = true, ev.IsError, ev.Output, ev.Summary, ev.Diff, true
 		b.live = ""
-		if b.subCalls+b.subTokens > 0 && b.summary == "" {
-			// A sub-agent's block stays collapsed: its status, then the
-			// first line of its answer.
-			b.summary = subStatus(b) + " · " + firstAndCount(strings.TrimSpace(ev.Output))
-		}
 	case agent.Todos:
 		// Appended, not replaced: scrolling up shows how the work progressed.
 		m.todos = ev.Items
@@ -109,49 +104,6 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.handleNested(ev)
 	}
 	return nil
-}
-
-// handleNested folds a sub-agent's event into the block of the task call
-// that started it: one collapsed block with a status line ("12 tool calls ·
-// 3.1k tokens"). Its token use counts toward the session's totals; the
-// context bar stays the parent's.
-func (m *model) handleNested(n agent.Nested) {
-	inner := n.Event
-	for {
-		nn, ok := inner.(agent.Nested)
-		if !ok {
-			break
-		}
-		inner = nn.Event
-	}
-	b := m.calls[n.Parent]
-	switch e := inner.(type) {
-	case agent.ToolCall:
-		if b != nil {
-			b.subCalls++
-		}
-	case agent.UsageUpdate:
-		m.tokensIn += e.Usage.InputTokens
-		m.tokensOut += e.Usage.OutputTokens
-		m.addUsage(e.Usage)
-		if b != nil {
-			b.subTokens += e.Usage.InputTokens + e.Usage.OutputTokens
-		}
-	default:
-		return
-	}
-	if b != nil {
-		b.live, b.dirty = subStatus(b), true
-	}
-}
-
-// subStatus is a sub-agent's one-line status.
-func subStatus(b *block) string {
-	calls := "tool calls"
-	if b.subCalls == 1 {
-		calls = "tool call"
-	}
-	return fmt.Sprintf("%d %s · %s tokens", b.subCalls, calls, formatTokens(b.subTokens))
 }
 
 // finishText completes the streamed assistant message (rendering it as

@@ -24,6 +24,9 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.setup != nil {
 		return m.setupKey(key)
 	}
+	if m.pager != nil {
+		return m.pagerKey(k)
+	}
 	if key == "ctrl+c" {
 		return m.interrupt()
 	}
@@ -40,7 +43,10 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.setMode(m.mode.Next())
 		return nil
 	case "ctrl+o":
-		m.toggleExpand()
+		m.openToolPager()
+		return nil
+	case "ctrl+t":
+		m.openTranscriptPager()
 		return nil
 	case "ctrl+r":
 		m.in.startSearch()
@@ -329,22 +335,6 @@ func (m *model) handleWheel(msg tea.MouseWheelMsg) {
 		m.tr.scroll(-3)
 	case tea.MouseWheelDown:
 		m.tr.scroll(3)
-	}
-}
-
-// toggleExpand shows every tool result whole, or collapses them back to
-// their summaries (Ctrl+O).
-func (m *model) toggleExpand() {
-	m.expandTools = !m.expandTools
-	for _, b := range m.tr.blocks {
-		if b.kind == blockTool {
-			b.expanded, b.dirty = m.expandTools, true
-		}
-	}
-	if m.expandTools {
-		m.hint = "tool output expanded — Ctrl+O collapses it"
-	} else {
-		m.hint = "tool output collapsed — Ctrl+O expands it"
 	}
 }
 
