@@ -171,8 +171,13 @@ func (l *turnLoop) why(d permission.Decision, t tool.Tool) string {
 	if l.policy.AskReason != "" {
 		return l.policy.AskReason
 	}
+	if u, ok := t.(tool.Uncontained); ok {
+		if r := u.UncontainedReason(); r != "" {
+			return r
+		}
+	}
 	if _, ok := t.(tool.Contained); ok {
-		return "the kernel sandbox is not available, so nothing bounds what this call changes"
+		return "the kernel sandbox does not contain this call, so nothing bounds what it changes"
 	}
 	return "this tool may change things outside the workdir's sandbox"
 }
