@@ -242,6 +242,15 @@ func (e *Engine) outputIsDiff(name string) bool {
 	return ok && d.OutputIsDiff()
 }
 
+// DescribeResult is what a front end shows of a stored tool result when
+// it draws a session again: the tool's one-line summary ("" when it gives
+// none) and whether the output is a unified diff, as the live ToolResult
+// event said.
+func (e *Engine) DescribeResult(call llm.ToolCall, output string, isError bool) (summary string, diff bool) {
+	res := tool.Result{Output: output, IsError: isError}
+	return e.summary(call, res), !isError && e.outputIsDiff(call.Name)
+}
+
 func (e *Engine) summary(call llm.ToolCall, res tool.Result) string {
 	t, ok := e.registry.Lookup(call.Name)
 	if !ok {
