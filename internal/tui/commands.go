@@ -150,12 +150,12 @@ func (m *model) switchModel(name string) tea.Cmd {
 		return nil
 	}
 	m.opts.ModelLabel = name
-	m.hint = "model: " + name + " (the session goes on with its history)"
-	id := m.sessionID
 	if m.eng == nil || len(m.eng.History()) == 0 {
-		id = ""
+		return m.openEngine("", true)
 	}
-	return m.openEngine(id, true)
+	// The same session on the new model: the transcript and the totals
+	// stay as they are.
+	return m.openEngineWith(engineReadyMsg{id: m.sessionID, keep: true})
 }
 
 func (m *model) cmdPlan(arg string) tea.Cmd {

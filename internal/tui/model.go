@@ -85,7 +85,6 @@ type model struct {
 	totalIn, totalOut int
 	cost              float64
 	costKnown         bool
-	totalsFor         string // the session the totals belong to
 	hint              string
 	loading           bool
 }
@@ -97,9 +96,12 @@ type (
 		history []llm.Message
 		err     error
 		// id is the session asked for; replace is set for /new and
-		// /resume, which clear the screen only once the new session is open.
-		id      string
-		replace bool
+		// /resume, which clear the screen only once the new session is open;
+		// keep for /model, which goes on with the same transcript.
+		id            string
+		replace, keep bool
+		// usage is the session's token use by model (Options.Usage).
+		usage map[string]llm.Usage
 	}
 	tickMsg    struct{ gen int }
 	historyMsg struct{ entries []string }
@@ -167,18 +169,26 @@ func (m *model) Init() tea.Cmd {
 // the store. With replace, the current session stays on screen (and in
 // use) until the new one is open, so a bad id loses nothing.
 func (m *model) openEngine(resumeID string, replace bool) tea.Cmd {
+	return m.openEngineWith(engineReadyMsg{id: resumeID, replace: replace})
+}
+
+// openEngineWith opens the session want.id; want's flags travel with the
+// result to handleEngineReady.
+func (m *model) openEngineWith(want engineReadyMsg) tea.Cmd {
 	m.loading = true
-	newEngine := m.opts.NewEngine
+	newEngine, usage := m.opts.NewEngine, m.opts.Usage
 	return func() tea.Msg {
-		eng, err := newEngine(resumeID)
-		if err != nil {
-			return engineReadyMsg{err: err, id: resumeID, replace: replace}
+		msg := want
+		msg.eng, msg.err = newEngine(want.id)
+		if msg.err == nil && want.id != "" && !want.keep {
+			msg.history = msg.eng.History()
+			if usage != nil {
+				// Totals are for the status bar: without them it
+				// starts at zero, the session opens all the same.
+				msg.usage, _ = usage(msg.eng.SessionID())
+			}
 		}
-		var hist []llm.Message
-		if resumeID != "" {
-			hist = eng.History()
-		}
-		return engineReadyMsg{eng: eng, history: hist, id: resumeID, replace: replace}
+		return msg
 	}
 }
 

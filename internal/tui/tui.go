@@ -127,6 +127,11 @@ type Options struct {
 	// now on. Either nil: /model is not available.
 	Models   func() []string
 	SetModel func(name string) error
+	// Usage returns a session's token use by model ("provider/model"),
+	// its sub-agents' included, for the status bar's totals and cost when
+	// the session is opened again; nil: they start at zero. Called off the
+	// UI loop.
+	Usage func(sessionID string) (map[string]llm.Usage, error)
 	// Price returns a model's price, for the session's cost; ok is false
 	// when unknown (tokens only are shown).
 	Price func(model string) (llm.Price, bool)

@@ -171,102 +171,6 @@ func (m *model) handleStreamEnd() tea.Cmd {
 	return nil
 }
 
-// handleEngineReady installs a new engine (start, /new, /resume). A
-// session that cannot be opened leaves the current one as it was.
-func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
-	m.loading = false
-	if msg.err != nil {
-		switch {
-		case msg.replace && m.eng != nil && msg.id != "":
-			m.errorLine(fmt.Sprintf("Could not open session %s: %v — still in session %s.", msg.id, msg.err, shortID(m.sessionID)))
-		case msg.replace && m.eng != nil:
-			m.errorLine(fmt.Sprintf("Could not start a new session: %v — still in session %s.", msg.err, shortID(m.sessionID)))
-		default:
-			m.errorLine("Could not open the session: " + msg.err.Error())
-		}
-		return nil
-	}
-	if msg.replace {
-		m.tr.clear()
-	}
-	m.eng = msg.eng
-	m.sessionID = m.eng.SessionID()
-	m.todos = m.eng.Todos()
-	m.plan, m.calls, m.stream = nil, map[string]*block{}, nil
-	m.closeAllDialogs()
-	m.ctxTokens = 0
-	if m.sessionID != m.totalsFor {
-		m.totalIn, m.totalOut, m.cost, m.costKnown, m.totalsFor = 0, 0, 0, true, m.sessionID
-	}
-	if len(msg.history) == 0 {
-		m.eng.SetMode(m.mode)
-		m.welcome()
-	} else {
-		m.setModeLocal(m.eng.Mode())
-		m.replay(msg.history)
-		m.note("Resumed session " + shortID(m.sessionID) + ".")
-	}
-	var review tea.Cmd
-	if m.eng.NextStep() == planning.StepReview {
-		if p := m.eng.Plan(); p != nil {
-			m.plan = p
-			m.tr.add(&block{kind: blockPlan, plan: p})
-			review = m.openReview("")
-		}
-	}
-	m.layout()
-	if review != nil || m.plan != nil {
-		return review
-	}
-	if m.opts.AutoSend && m.in.value() != "" {
-		m.opts.AutoSend = false // once, for the first session only
-		text := strings.TrimSpace(m.in.value())
-		save := m.take()
-		return tea.Batch(save, m.send(text))
-	}
-	return nil
-}
-
-// welcome is the first screen of a new session.
-func (m *model) welcome() {
-	text := "harness9 — a terminal coding agent"
-	if m.opts.Workdir != "" {
-		text += "\nworkdir: " + m.opts.Workdir
-	}
-	text += "\nShift+Tab switches mode (Plan Mode explores read-only and asks you to approve a plan) · /help lists commands"
-	switch {
-	case m.in.value() != "" && m.opts.AutoSend:
-		text += "\nThe demo sends its task by itself; you take over at the plan review."
-	case m.in.value() != "":
-		text += "\nThe prompt below is ready — press Enter to send it."
-	}
-	m.tr.add(&block{kind: blockNotice, text: text})
-	m.tr.add(&block{kind: blockNotice, text: ""})
-}
-
-// replay rebuilds the transcript of a resumed session from its history.
-func (m *model) replay(hist []llm.Message) {
-	for _, msg := range hist {
-		switch msg.Role {
-		case llm.RoleUser:
-			m.tr.add(&block{kind: blockUser, text: userText(msg)})
-		case llm.RoleAssistant:
-			if strings.TrimSpace(msg.Content) != "" {
-				m.tr.add(&block{kind: blockAssistant, text: msg.Content})
-			}
-			for _, c := range msg.ToolCalls {
-				m.calls[c.ID] = m.tr.add(&block{kind: blockTool, callID: c.ID, name: c.Name, arg: keyArg(c.Name, c.Input)})
-			}
-		case llm.RoleTool:
-			if b := m.calls[msg.ToolCallID]; b != nil {
-				b.done, b.isError, b.result = true, msg.IsError, msg.Content
-				delete(m.calls, msg.ToolCallID)
-			}
-		}
-	}
-	m.calls = map[string]*block{}
-}
-
 func (m *model) handleSessions(msg sessionsMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
@@ -285,17 +189,21 @@ func (m *model) errorLine(s string) { m.tr.add(&block{kind: blockError, text: s}
 
 func itoa(n int) string { return fmt.Sprint(n) }
 
-// addUsage adds one model call to the session's totals and, when the
+// addUsage adds one model call of the current model to the session's
+// totals.
+func (m *model) addUsage(u llm.Usage) { m.addUsageOf(m.opts.ModelLabel, u) }
+
+// addUsageOf adds a model's tokens to the session's totals and, when the
 // model has a price, to its cost; one unpriced call makes the cost
 // unknown (tokens only are shown).
-func (m *model) addUsage(u llm.Usage) {
+func (m *model) addUsageOf(model string, u llm.Usage) {
 	m.totalIn += u.InputTokens
 	m.totalOut += u.OutputTokens
 	if m.opts.Price == nil {
 		m.costKnown = false
 		return
 	}
-	p, ok := m.opts.Price(m.opts.ModelLabel)
+	p, ok := m.opts.Price(model)
 	if !ok {
 		m.costKnown = false
 		return
