@@ -75,11 +75,11 @@ type model struct {
 	printing bool
 	sized    bool
 
-	setup       *SetupInfo
-	quitArmed   bool
-	quitting    bool                     // the program is ending: the live area is cleared
-	permQueue   []*agent.ApprovalRequest // questions waiting behind the open one
-	files       []string                 // the workdir's files for @ completion, once listed
+	setup     *SetupInfo
+	quitArmed bool
+	quitting  bool                     // the program is ending: the live area is cleared
+	permQueue []*agent.ApprovalRequest // questions waiting behind the open one
+	files     []string                 // the workdir's files for @ completion, once listed
 	// The session's token totals since it was opened here, and their cost
 	// when every model used has a price (costKnown).
 	totalIn, totalOut int
