@@ -198,6 +198,9 @@ type wiring struct {
 	noticeMu sync.Mutex
 	notices  []string
 	noticeW  io.Writer
+	// onClose runs after everything else is closed (the demo removes its
+	// data directory).
+	onClose []func()
 }
 
 // notice tells the user about something the run left out or changed.
@@ -226,7 +229,16 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 	for _, opt := range opts {
 		opt(&o)
 	}
-	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: e.stderr, logger: e.log()}
+	noticeW := io.Writer(e.stderr)
+	if o.notices != nil {
+		noticeW = o.notices
+	}
+	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: noticeW, logger: e.log()}
+	// Everything below may write the data directory (the sandbox's build
+	// cache first): a read-only home is named as such, with its fix.
+	if err := checkHomeWritable(c.Home); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
 	perms, err := c.PermissionRules()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -306,6 +318,10 @@ func (rt *wiring) Close() {
 	if rt.store != nil {
 		rt.store.Close()
 	}
+	for _, f := range rt.onClose {
+		f()
+	}
+	rt.onClose = nil
 }
 
 // mcpServers merges <workdir>/.mcp.json, when the user trusts the project

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,10 +65,20 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	}
 	p, r, err := newProvider(c, e.getenv)
 	if errors.Is(err, config.ErrNoProvider) {
+		var closeDemo func()
+		defer func() {
+			if closeDemo != nil {
+				closeDemo()
+			}
+		}()
 		return tuiErr(tui.Run(ctx, tui.Options{Setup: &tui.SetupInfo{
 			Problem:    strings.TrimPrefix(err.Error(), config.ErrNoProvider.Error()+": "),
 			ConfigPath: c.File,
-			StartDemo:  func() (tui.Options, error) { return demoTUIOptions(ctx, e) },
+			StartDemo: func() (tui.Options, error) {
+				opts, closeFn, err := demoTUIOptions(ctx, e)
+				closeDemo = closeFn
+				return opts, err
+			},
 		}}))
 	}
 	if err != nil {
@@ -76,12 +87,15 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	if quit, err := askTrustAtStart(ctx, c); err != nil || quit {
 		return err
 	}
-	rt, err := newRuntime(ctx, e, c, p, r)
+	notes := newNoteSink()
+	e.logToNotes(notes)
+	rt, err := newRuntime(ctx, e, c, p, r, withNotices(notes))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
 	opts := rt.tuiOptions(ctx)
+	opts.Notices = notes.ch
 	opts.ResumeID = tf.resume
 	opts.Mouse = tf.mouse
 	opts.Fullscreen = tf.fullscreen
@@ -184,6 +198,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		},
 		Price:           rt.cfg.PriceOf,
 		Commands:        rt.tuiCommands(),
+		ErrorAdvice:     rt.modelAdvice,
 		Expand:          rt.expandCommand,
 		Workdir:         rt.cfg.Workdir,
 		HistoryFile:     filepath.Join(rt.cfg.Home, "history"),
@@ -228,10 +243,11 @@ func newDemoCmd(e *env, g *globals) *cobra.Command {
 			if !e.isTerminal() {
 				return usageErr("the demo's TUI needs a terminal; use harness9 demo --headless for JSONL")
 			}
-			opts, err := demoTUIOptions(cmd.Context(), e)
+			opts, closeDemo, err := demoTUIOptions(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
+			defer closeDemo()
 			return tuiErr(tui.Run(cmd.Context(), opts))
 		},
 	}
@@ -240,8 +256,10 @@ func newDemoCmd(e *env, g *globals) *cobra.Command {
 }
 
 // demoWiring prepares the demo workdir and wires it like a real session,
-// with its own data directory so the demo never touches the user's sessions.
-func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *demo.Demo, error) {
+// with its own data directory so the demo never touches the user's
+// sessions; closing the wiring removes that directory (the workdir, with
+// the files the demo wrote, stays).
+func demoWiring(ctx context.Context, e *env, logw io.Writer, opts ...demo.Option) (*wiring, *demo.Demo, error) {
 	d, err := demo.Prepare("", opts...)
 	if err != nil {
 		return nil, nil, withCode(ExitError, err)
@@ -259,37 +277,45 @@ func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *dem
 		}
 		return e.getenv(k)
 	}
+	removeHome := func() { _ = os.RemoveAll(home) }
 	c, err := config.Load(config.Flags{Workdir: d.Workdir, Model: d.Model}, getenv)
 	if err != nil {
+		removeHome()
 		return nil, nil, withCode(ExitError, err)
 	}
 	c.MCPServers = nil
 	r := config.Resolved{Name: config.TypeScripted, Model: "demo", Provider: config.Provider{Type: config.TypeScripted}}
-	rt, err := newRuntime(ctx, e, c, d.Provider, r)
+	rt, err := newRuntime(ctx, e, c, d.Provider, r, withNotices(logw))
 	if err != nil {
+		removeHome()
 		return nil, nil, err
 	}
+	rt.onClose = append(rt.onClose, removeHome)
 	return rt, d, nil
 }
 
-func demoTUIOptions(ctx context.Context, e *env) (tui.Options, error) {
-	rt, d, err := demoWiring(ctx, e, demo.WithPace(demoPace), demo.WithPause(demoPause))
+// demoTUIOptions wires the demo for the TUI; closeDemo, called once the
+// TUI has ended, closes the wiring and removes the demo's data directory.
+func demoTUIOptions(ctx context.Context, e *env) (opts tui.Options, closeDemo func(), err error) {
+	notes := newNoteSink()
+	e.logToNotes(notes)
+	rt, d, err := demoWiring(ctx, e, notes, demo.WithPace(demoPace), demo.WithPause(demoPause))
 	if err != nil {
-		return tui.Options{}, err
+		return tui.Options{}, nil, err
 	}
-	// The wiring lives as long as the process: the TUI owns it from here.
-	opts := rt.tuiOptions(ctx)
+	opts = rt.tuiOptions(ctx)
+	opts.Notices = notes.ch
 	opts.DemoBanner = d.Banner
 	opts.InitialPrompt = d.Prompt
 	opts.InitialMode = planning.ModePlan
 	// The demo plays itself up to the review dialog, then the user decides.
 	opts.AutoSend = true
 	opts.HistoryFile = "" // the demo's prompts are not the user's history
-	return opts, nil
+	return opts, rt.Close, nil
 }
 
 func runDemoHeadless(ctx context.Context, e *env) error {
-	rt, d, err := demoWiring(ctx, e)
+	rt, d, err := demoWiring(ctx, e, e.stderr)
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func TestToolSummariesAreTruthful(t *testing.T) {
 		isError             bool
 		want                []string
 	}{
-		{"bash", `{"command":"go test ./..."}`, "--- FAIL: TestX\nFAIL\nexit code: 1", true, []string{"bash go test ./...", "exit code: 1 · --- FAIL: TestX … (+1 lines)"}},
+		{"bash", `{"command":"go test ./..."}`, "--- FAIL: TestX\nFAIL\nexit code: 1", true, []string{"bash go test ./...", "exit code: 1 · --- FAIL: TestX … (+1 line)"}},
 		{"bash", `{"command":"true"}`, "(no output)\nexit code: 0", false, []string{"exit code: 0 · no output"}},
 		{"read_file", `{"path":"a.go","limit":5}`, "     1\ta\n     2\tb\n     3\tc\n     4\td\n     5\te\n\n(showing lines 1-5 of 90; read more with offset=6)", false, []string{"read_file a.go (first 5 lines)", "read 5 lines (lines 1-5 of 90)"}},
 		{"search_files", `{"pattern":"func Parse","path":"src"}`, "src/a.go:3: func Parse() {}\n(1 matching line in 1 file, sorted by path)", false, []string{`search_files "func Parse" in src`, "1 matching line in 1 file"}},

@@ -162,7 +162,7 @@ func (m *model) Init() tea.Cmd {
 	if m.setup != nil {
 		return load
 	}
-	return tea.Batch(load, m.openEngine(m.opts.ResumeID, false))
+	return tea.Batch(load, m.openEngine(m.opts.ResumeID, false), m.waitNotice())
 }
 
 // openEngine builds an engine off the event loop: opening a session reads
@@ -210,6 +210,12 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case printedMsg:
 		m.printing = false
+		return m, nil
+	case noticeMsg:
+		if msg.ok {
+			m.note("⚠ " + msg.text)
+			return m, m.waitNotice()
+		}
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
@@ -271,6 +277,25 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	return m, m.in.update(msg)
+}
+
+// noticeMsg is one of the runtime's notices (ok is false once the
+// channel is closed).
+type noticeMsg struct {
+	text string
+	ok   bool
+}
+
+// waitNotice reads the next runtime notice.
+func (m *model) waitNotice() tea.Cmd {
+	ch := m.opts.Notices
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		text, ok := <-ch
+		return noticeMsg{text: text, ok: ok}
+	}
 }
 
 // layout sizes the children for the window.

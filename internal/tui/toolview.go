@@ -188,7 +188,8 @@ func firstAndCount(out string) string {
 	if !more {
 		return first
 	}
-	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
+	n := strings.Count(rest, "\n") + 1
+	return fmt.Sprintf("%s … (+%d %s)", first, n, plural(n, "line", "lines"))
 }
 
 func looksLikeDiff(s string) bool {

@@ -51,6 +51,20 @@ func (t *transcript) add(b *block) *block {
 	return b
 }
 
+// drop removes b, a block not yet in the scrollback (a streamed answer
+// the model is giving again).
+func (t *transcript) drop(b *block) {
+	for i := len(t.blocks) - 1; i >= t.printed; i-- {
+		if t.blocks[i] == b {
+			t.blocks = append(t.blocks[:i], t.blocks[i+1:]...)
+			if !t.follow && t.anchor >= len(t.blocks) {
+				t.follow = true
+			}
+			return
+		}
+	}
+}
+
 // clear drops every block (a new session).
 func (t *transcript) clear() {
 	t.blocks = nil

@@ -146,6 +146,13 @@ type Options struct {
 	// or a pasted path); nil turns image attachment off. It decides which
 	// files may be read (the CLI refuses the credential deny list).
 	LoadImage func(path string) (llm.Image, error)
+	// Notices carries the runtime's notices and warnings (a project's
+	// servers not started, a skill skipped), shown as notes as they come;
+	// nil: none.
+	Notices <-chan string
+	// ErrorAdvice says what the user can do about a failed run's error
+	// (a refused key: check it, run `harness9 doctor`); "" when nothing.
+	ErrorAdvice func(error) string
 	// Setup, when non-nil, means no provider is configured.
 	Setup *SetupInfo
 	// DemoBanner, when set, is shown on a banner line (the scripted demo).

@@ -95,6 +95,13 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 	case agent.Error:
 		m.sawError = true
 		m.errorLine("✗ " + ev.Message)
+	case agent.StreamRetry:
+		// The partial answer is void: the model answers again.
+		if m.stream != nil {
+			m.tr.drop(m.stream)
+			m.stream = nil
+		}
+		m.note(fmt.Sprintf("The model's answer was cut off (%s); asking again (retry %d).", ev.Reason, ev.Attempt))
 	case *agent.ApprovalRequest:
 		return m.askPermission(ev)
 	case agent.Done:
@@ -133,6 +140,11 @@ func (m *model) handleDone(ev agent.Done) {
 	case agent.RunError:
 		if !m.sawError && ev.Err != nil { // normally an Error event said it
 			m.errorLine("✗ " + ev.Err.Error())
+		}
+		if ev.Err != nil && m.opts.ErrorAdvice != nil {
+			if a := m.opts.ErrorAdvice(ev.Err); a != "" {
+				m.note("→ " + a)
+			}
 		}
 	}
 }

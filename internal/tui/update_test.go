@@ -374,3 +374,23 @@ func TestCompactedNotes(t *testing.T) {
 		t.Errorf("context after the compactions = %d tokens; want the history and the fixed part, 5500", h.m.ctxTokens)
 	}
 }
+
+// A stream cut mid-answer and made again: the partial text is dropped and
+// the answer is shown once.
+func TestStreamRetryDropsThePartialAnswer(t *testing.T) {
+	f := newFake()
+	f.streams["run"] = []agent.Event{
+		agent.TextDelta{Text: "Writing the fi"},
+		agent.StreamRetry{Attempt: 1, Reason: "openai: the response stream ended before the model finished"},
+		agent.TextDelta{Text: "Writing the file."},
+		agent.Text{Text: "Writing the file."},
+		agent.Done{Status: agent.RunCompleted},
+	}
+	h := newHarness(t, testOptions(f), 100, 30)
+	h.typeText("go")
+	h.key("enter")
+	s := h.screen()
+	if strings.Count(s, "Writing the fi") != 1 || !strings.Contains(s, "answer was cut off") {
+		t.Errorf("screen:\n%s", s)
+	}
+}
