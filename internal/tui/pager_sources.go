@@ -48,7 +48,8 @@ func (s *toolSource) content() (string, string) {
 	case b.done:
 		state = "done"
 	}
-	title = fmt.Sprintf("%s — call %d of %d, %s", title, n, len(all), state)
+	// The position and the state first: a long command is cut at the end.
+	title = fmt.Sprintf("call %d of %d · %s · %s", n, len(all), state, title)
 	var text string
 	switch {
 	case b.sub != nil:

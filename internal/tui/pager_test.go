@@ -83,7 +83,7 @@ func TestPagerMovesBetweenCalls(t *testing.T) {
 	h.m.handleEvent(agent.ToolCall{ID: "b", Name: "bash", Input: json.RawMessage(`{"command":"make"}`)})
 	h.m.handleEvent(agent.ToolOutput{ID: "b", Text: "building step 1\n"})
 	h.key("ctrl+o")
-	if s := h.screen(); !strings.Contains(s, "bash make — call 2 of 2, running") || !strings.Contains(s, "building step 1") {
+	if s := h.screen(); !strings.Contains(s, "call 2 of 2 · running · bash make") || !strings.Contains(s, "building step 1") {
 		t.Fatalf("the newest call is not shown:\n%s", s)
 	}
 	h.m.handleEvent(agent.ToolOutput{ID: "b", Text: "building step 2\n"})
@@ -91,7 +91,7 @@ func TestPagerMovesBetweenCalls(t *testing.T) {
 		t.Fatalf("the running output does not grow in the pager:\n%s", s)
 	}
 	h.key("left")
-	if s := h.screen(); !strings.Contains(s, "read_file a.go — call 1 of 2, done") || !strings.Contains(s, "func A() {}") {
+	if s := h.screen(); !strings.Contains(s, "call 1 of 2 · done · read_file a.go") || !strings.Contains(s, "func A() {}") {
 		t.Fatalf("← did not show the previous call:\n%s", s)
 	}
 	h.key("left")
