@@ -116,6 +116,20 @@ func (r *term) waitFor(what string, ok func(string) bool) string {
 	return ""
 }
 
+// waitAll waits until the terminal's scrollback or screen shows s.
+func (r *term) waitAll(s string) string {
+	r.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if all := r.all(); strings.Contains(all, s) {
+			return all
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.t.Fatalf("timed out waiting for %q; terminal:\n%s", s, r.all())
+	return ""
+}
+
 // waitText waits until the screen shows s.
 func (r *term) waitText(s string) string {
 	r.t.Helper()

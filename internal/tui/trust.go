@@ -138,8 +138,13 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// View draws the question on the alternate screen: it is one question
+// before the session starts, and nothing of it is left on the terminal
+// once answered.
 func (m *trustModel) View() tea.View {
-	return tea.NewView(m.render())
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	return v
 }
 
 // render draws the question for the window; the items scroll when they do
