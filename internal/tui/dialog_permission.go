@@ -174,7 +174,7 @@ func (d *permissionDialog) render(width, maxHeight int, th theme) string {
 	}
 	var tail []string
 	for i, o := range d.options() {
-		tail = append(tail, optionLine(i+1, o, i == d.cursor, false, inner, th))
+		tail = append(tail, optionLines(i+1, o, i == d.cursor, false, inner, th)...)
 	}
 	tail = append(tail, "", fieldView(&d.reason, inner))
 	help := dimStyle.Render("1–3 or ↑/↓ pick · Enter confirms · typing writes a reason and picks Deny · Esc denies")

@@ -175,7 +175,7 @@ func (m *trustModel) render() string {
 	}
 	tail := []string{""}
 	for i, o := range trustOptions {
-		tail = append(tail, optionLine(i+1, o, i == m.cursor, false, inner, th))
+		tail = append(tail, optionLines(i+1, o, i == m.cursor, false, inner, th)...)
 	}
 	tail = append(tail, dimStyle.Render(ansi.Truncate("1–3 or ↑/↓ pick · Enter confirms · Esc does not trust · Ctrl+C quits", inner, "…")))
 	room := height - 2 - len(head) - len(tail)

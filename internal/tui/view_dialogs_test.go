@@ -180,3 +180,38 @@ func TestGoldenGoCodeKeepsTabs(t *testing.T) {
 	}
 	golden(t, "go_code_tabs", s)
 }
+
+// The undo question (files changed since the agent left them) and the
+// trust question fit every size with their options visible; a draft typed
+// ahead shows under a dialog.
+func TestGoldenChoiceAndTrustSizes(t *testing.T) {
+	for _, sz := range sizes {
+		name := fmt.Sprintf("%dx%d", sz.w, sz.h)
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testOptions(newFake()), sz.w, sz.h)
+			var files []string
+			for i := range 30 {
+				files = append(files, fmt.Sprintf("internal/parser/file_%02d_with_a_long_name.go", i))
+			}
+			h.send(conflictsMsg{turn: 3, conflicts: files})
+			if h.m.choiceOpen() == nil {
+				t.Fatal("no undo question")
+			}
+			h.m.in.setValue("a draft typed ahead")
+			checkFits(t, h, sz.w, sz.h, "Undo to before turn 3", "[1] skip those files", "[3] cancel", "your draft is kept in the editor: a draft typed ahead")
+			golden(t, "undo_"+name, h.screen())
+
+			m := &trustModel{q: TrustQuestion{Workdir: "/home/me/src/project", Items: files[:12]}, cursor: 1, width: sz.w, height: sz.h}
+			out := normalise(m.render())
+			if n := lineCount(out); n > sz.h {
+				t.Errorf("the trust question has %d lines on %d", n, sz.h)
+			}
+			for _, o := range []string{"[1] Trust", "[2] Do not trust", "[3] Quit"} {
+				if !strings.Contains(out, o) {
+					t.Errorf("%s is not visible:\n%s", o, out)
+				}
+			}
+			golden(t, "trust_"+name, out)
+		})
+	}
+}
