@@ -250,12 +250,19 @@ func (m *model) cmdHelp(string) tea.Cmd {
 	}
 	b.WriteString("Keys:\n")
 	b.WriteString("  Enter send (queued while the agent works) · Shift+Enter, Ctrl+J or \\ then Enter: newline · Tab complete\n")
-	b.WriteString("  ↑/↓ history · Ctrl+R search the history · Ctrl+O expand/collapse tool output · @path attach a file\n")
-	b.WriteString("  Shift+Tab cycle mode (applies to the next turn) · PgUp/PgDn/wheel scroll · End follow\n")
-	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C cancels, twice quits\n")
+	b.WriteString("  ↑/↓ history · Ctrl+R search the history · @path attach a file · Shift+Tab cycle mode (applies to the next turn)\n")
+	b.WriteString("  Ctrl+O the newest tool call's whole output (←/→ other calls, / search, n/N, g/G, q closes) · Ctrl+T the whole transcript\n")
+	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C: closes a dialog, else clears the draft\n")
+	b.WriteString("  (it stays in the history), else cancels the turn; twice in a row quits\n")
+	if m.inline() {
+		b.WriteString("  The conversation is in your terminal's scrollback: scroll, search and select it there\n")
+	} else {
+		b.WriteString("  PgUp/PgDn/wheel scroll · End follows\n")
+	}
 	b.WriteString("Images: @shot.png (or a pasted image path) in a prompt attaches the picture\n")
 	b.WriteString("Dialogs: digits or ↑/↓ + Enter choose; typed text goes into the note/reason field, never picks an option;\n")
-	b.WriteString("  Esc closes the plan review and keeps the plan (/review reopens it)")
+	b.WriteString("  a question takes no key for half a second after it appears (what you typed goes to the editor);\n")
+	b.WriteString("  a permission question starts with nothing picked; Esc closes the plan review and keeps the plan (/review reopens it)")
 	m.note(b.String())
 	return nil
 }

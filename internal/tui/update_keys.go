@@ -52,19 +52,24 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.in.startSearch()
 		m.layout()
 		return nil
-	case "pgup":
-		m.tr.scroll(-max(m.tr.height-1, 1))
-		return nil
-	case "pgdown":
-		m.tr.scroll(max(m.tr.height-1, 1))
+	case "pgup", "pgdown":
+		if m.inline() {
+			m.hint = "the conversation is in your terminal's scrollback: scroll it there (Shift+PgUp in most terminals), or Ctrl+T to search it here"
+			return nil
+		}
+		page := max(m.tr.height-1, 1)
+		if key == "pgup" {
+			page = -page
+		}
+		m.tr.scroll(page)
 		return nil
 	case "end":
-		if m.in.value() == "" {
+		if m.in.value() == "" && !m.inline() {
 			m.tr.toEnd()
 			return nil
 		}
 	case "home":
-		if m.in.value() == "" {
+		if m.in.value() == "" && !m.inline() {
 			m.tr.toStart()
 			return nil
 		}
@@ -330,6 +335,9 @@ func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 }
 
 func (m *model) handleWheel(msg tea.MouseWheelMsg) {
+	if m.inline() {
+		return // the terminal scrolls its own scrollback
+	}
 	switch msg.Button {
 	case tea.MouseWheelUp:
 		m.tr.scroll(-3)
