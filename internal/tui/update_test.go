@@ -135,7 +135,7 @@ func TestSlashCommands(t *testing.T) {
 	f.todos = todos(planning.TodoPending)
 	opts := testOptions(f)
 	opts.SkillsList = func() []string { return []string{"go-style — how we write Go"} }
-	h := newHarness(t, opts, 100, 40)
+	h := newHarness(t, opts, 130, 60)
 	for _, c := range []string{"/help", "/todos", "/skills", "/mcp", "/plan", "/code"} {
 		h.typeText(c)
 		h.key("enter")
