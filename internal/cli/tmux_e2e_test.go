@@ -94,6 +94,15 @@ func (r *term) start(w, hgt int, extra []string, args ...string) {
 	}
 }
 
+// openTUI starts the TUI on h's workdir with args and waits for it.
+func (h *harness) openTUI(w, hgt int, args ...string) *term {
+	h.t.Helper()
+	r := h.newTerm()
+	r.start(w, hgt, nil, append([]string{"-C", h.workdir}, args...)...)
+	r.waitText("DEFAULT")
+	return r
+}
+
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // screen is what the terminal shows now.
@@ -105,28 +114,26 @@ func (r *term) all() string { s, _ := r.tm("capture-pane", "-p", "-S", "-", "-t"
 // waitFor waits until ok accepts the screen and returns it.
 func (r *term) waitFor(what string, ok func(string) bool) string {
 	r.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if s := r.screen(); ok(s) {
-			return s
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	r.t.Fatalf("timed out waiting for %s; screen:\n%s", what, r.screen())
-	return ""
+	return r.poll(what, r.screen, ok)
 }
 
 // waitAll waits until the terminal's scrollback or screen shows s.
 func (r *term) waitAll(s string) string {
 	r.t.Helper()
+	return r.poll(fmt.Sprintf("%q", s), r.all, func(all string) bool { return strings.Contains(all, s) })
+}
+
+// poll looks at get until ok accepts it, for a minute at the most.
+func (r *term) poll(what string, get func() string, ok func(string) bool) string {
+	r.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if all := r.all(); strings.Contains(all, s) {
-			return all
+		if s := get(); ok(s) {
+			return s
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	r.t.Fatalf("timed out waiting for %q; terminal:\n%s", s, r.all())
+	r.t.Fatalf("timed out waiting for %s; terminal:\n%s", what, get())
 	return ""
 }
 
@@ -159,6 +166,13 @@ func (r *term) keys(k ...string) {
 
 // text types s.
 func (r *term) text(s string) { r.t.Helper(); r.keys("-l", s) }
+
+// send types s and presses Enter.
+func (r *term) send(s string) {
+	r.t.Helper()
+	r.text(s)
+	r.keys("Enter")
+}
 
 // paste pastes s as a terminal does: bracketed, its line breaks sent as
 // carriage returns (tmux's paste-buffer turns LF into CR, as most

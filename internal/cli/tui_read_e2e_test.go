@@ -14,11 +14,8 @@ func TestTUILongFailingOutput(t *testing.T) {
 	h := newHarness(t)
 	cmd := `for i in $(seq 1 1000); do echo "output line $i"; done; echo FINAL-FAILURE-LINE; exit 1`
 	model := h.script(`{"turns": [{"calls": [{"name": "bash", "input": {"command": "` + strings.ReplaceAll(cmd, `"`, `\"`) + `"}}]}, {"text": "It failed."}]}`)
-	r := h.newTerm()
-	r.start(100, 30, nil, "-C", h.workdir, "-m", model, "--allow", "bash")
-	r.waitText("DEFAULT")
-	r.text("run it")
-	r.keys("Enter")
+	r := h.openTUI(100, 30, "-m", model, "--allow", "bash")
+	r.send("run it")
 	s := r.waitText("It failed.")
 	if !strings.Contains(s, "FINAL-FAILURE-LINE") || !strings.Contains(s, "Ctrl+O shows all") {
 		t.Errorf("the collapsed block does not show the failure and the hint:\n%s", s)
@@ -31,8 +28,7 @@ func TestTUILongFailingOutput(t *testing.T) {
 	r.keys("g")
 	r.waitText("output line 1\n")
 	r.keys("/")
-	r.text("line 640")
-	r.keys("Enter")
+	r.send("line 640")
 	r.waitText("output line 640")
 	r.keys("G")
 	r.waitText("FINAL-FAILURE-LINE")
@@ -50,11 +46,8 @@ func TestTUIScrollbackHoldsTheConversation(t *testing.T) {
 		rows = append(rows, "answer row "+itoa2(i))
 	}
 	model := h.script(`{"turns": [{"text": "` + strings.Join(rows, `\n\n`) + `"}]}`)
-	r := h.newTerm()
-	r.start(100, 30, nil, "-C", h.workdir, "-m", model)
-	r.waitText("DEFAULT")
-	r.text("first prompt here")
-	r.keys("Enter")
+	r := h.openTUI(100, 30, "-m", model)
+	r.send("first prompt here")
 	r.waitText("answer row 60")
 	all := r.all()
 	for _, want := range []string{"first prompt here", "answer row 01", "answer row 30", "answer row 60"} {
@@ -84,11 +77,8 @@ func TestTUISubagentShowsItsCalls(t *testing.T) {
 	  {"calls": [{"name": "task", "input": {"description": "sleeper", "prompt": "TASK-SLEEP: sleep a little", "agent": "general"}}]},
 	  {"text": "The parent is done."}
 	]}`)
-	r := h.newTerm()
-	r.start(120, 30, nil, "-C", h.workdir, "-m", model, "--allow", "bash")
-	r.waitText("DEFAULT")
-	r.text("delegate")
-	r.keys("Enter")
+	r := h.openTUI(120, 30, "-m", model, "--allow", "bash")
+	r.send("delegate")
 	r.waitText("▸ bash sleep 3; echo slept")
 	r.waitText("The parent is done.")
 	r.keys("C-o")
@@ -110,13 +100,10 @@ func TestTUINarrowTerminal(t *testing.T) {
 	  {"text": "Writing.", "usage": {"input_tokens": 23456, "output_tokens": 789}, "calls": [{"name": "write_file", "input": {"path": "x.go", "content": "` + strings.ReplaceAll(long, `"`, `\"`) + `\n"}}]},
 	  {"text": "ok"}
 	]}`)
-	r := h.newTerm()
-	r.start(60, 20, nil, "-C", h.workdir, "-m", model, "--sandbox", "off")
-	r.waitText("DEFAULT")
+	r := h.openTUI(60, 20, "-m", model, "--sandbox", "off")
 	r.keys("BTab", "BTab")
 	r.waitText("AUTO-EDIT")
-	r.text("write x.go")
-	r.keys("Enter")
+	r.send("write x.go")
 	s := r.waitText("Allow write_file?")
 	flat := strings.NewReplacer("│", "", "↳", "", " ", "", "\n", "").Replace(s)
 	if !strings.Contains(flat, strings.ReplaceAll(long, " ", "")) {

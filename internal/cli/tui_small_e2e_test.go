@@ -38,13 +38,11 @@ func TestTUISmallThings(t *testing.T) {
 	if s := r.waitAll("not started"); !strings.Contains(s, "harness9 trust") {
 		t.Errorf("nothing says how to trust the project later:\n%s", s)
 	}
-	r.text("count")
-	r.keys("Enter")
+	r.send("count")
 	r.waitText("Counted.")
 	r.keys("BTab")
 	r.waitText("PLAN MODE")
-	r.text("plan a greeter")
-	r.keys("Enter")
+	r.send("plan a greeter")
 	r.waitText("Plan ready for review")
 	time.Sleep(700 * time.Millisecond)
 	r.keys("2", "Enter") // approve, confirming each edit
@@ -147,8 +145,7 @@ func TestFirstRunEdges(t *testing.T) {
 	r := hh.newTerm()
 	r.start(100, 30, nil, "-C", home, "-m", model)
 	r.waitText("DEFAULT")
-	r.text("/skills")
-	r.keys("Enter")
+	r.send("/skills")
 	s := r.waitText("greet — say hi")
 	if strings.Contains(s, "level=") || strings.Contains(s, "skipped") {
 		t.Errorf("the TUI shows warnings in the home directory:\n%s", s)

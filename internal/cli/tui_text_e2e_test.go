@@ -20,8 +20,7 @@ func TestTUISandboxOffIsSaidSo(t *testing.T) {
 	r := h.newTerm()
 	r.start(100, 30, nil, "-C", h.workdir, "-m", model, "--sandbox", "off")
 	r.waitText("SANDBOX OFF")
-	r.text("say hi")
-	r.keys("Enter")
+	r.send("say hi")
 	s := r.waitText("Allow bash?")
 	if !strings.Contains(s, "the kernel sandbox is turned off") || strings.Contains(s, "not available") {
 		t.Errorf("the question does not say the sandbox was turned off:\n%s", s)
@@ -46,11 +45,8 @@ func historyHas(h *harness, entry string) bool {
 func TestTUIDraftSurvivesCtrlC(t *testing.T) {
 	h := newHarness(t)
 	model := h.script(`{"turns": [{"text": "A long answer that streams slowly, piece by piece, for a while.", "chunk_size": 3, "delay_ms": 200}]}`)
-	r := h.newTerm()
-	r.start(100, 30, nil, "-C", h.workdir, "-m", model)
-	r.waitText("DEFAULT")
-	r.text("long task")
-	r.keys("Enter")
+	r := h.openTUI(100, 30, "-m", model)
+	r.send("long task")
 	r.waitText("A long")
 	r.text("precious draft words")
 	r.waitText("precious draft words")
@@ -82,9 +78,7 @@ func TestTUIDraftSurvivesCtrlC(t *testing.T) {
 func TestTUIPasteWithCarriageReturns(t *testing.T) {
 	h := newHarness(t)
 	model := h.script(`{"turns": [{"text": "got the first"}, {"text": "got the second"}]}`)
-	r := h.newTerm()
-	r.start(100, 30, nil, "-C", h.workdir, "-m", model)
-	r.waitText("DEFAULT")
+	r := h.openTUI(100, 30, "-m", model)
 	var want []string
 	for i, n := range []int{30, 120} {
 		var lines []string

@@ -41,13 +41,7 @@ func (s *toolSource) content() (string, string) {
 	if b.arg != "" {
 		title += " " + strings.ReplaceAll(termtext.Clean(b.arg), "\n", " ")
 	}
-	state := "running"
-	switch {
-	case b.done && b.isError:
-		state = "failed"
-	case b.done:
-		state = "done"
-	}
+	state := callState(b.done, b.isError, "running", "done", "failed")
 	// The position and the state first: a long command is cut at the end.
 	title = fmt.Sprintf("call %d of %d · %s · %s", n, len(all), state, title)
 	var text string
@@ -86,6 +80,17 @@ func (s *toolSource) step(delta int) bool {
 func (s *toolSource) atEnd() bool {
 	b := s.tr.blocks[s.at]
 	return !b.done || b.isError
+}
+
+// callState names a call's state: running, done or failed.
+func callState(done, isError bool, running, ok, failed string) string {
+	switch {
+	case done && isError:
+		return failed
+	case done:
+		return ok
+	}
+	return running
 }
 
 // transcriptSource is the whole conversation, as the transcript draws it.

@@ -124,13 +124,7 @@ func (s *subagentRun) pagerText(result string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Sub-agent: %s\n\n", s.status())
 	for i, c := range s.calls {
-		mark := "…"
-		switch {
-		case c.done && c.isError:
-			mark = "✗"
-		case c.done:
-			mark = "✓"
-		}
+		mark := callState(c.done, c.isError, "…", "✓", "✗")
 		fmt.Fprintf(&b, "%2d. %s %s %s\n", i+1, mark, c.name, strings.ReplaceAll(c.arg, "\n", " "))
 		if c.summary != "" {
 			fmt.Fprintf(&b, "      ⎿ %s\n", c.summary)
