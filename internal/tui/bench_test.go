@@ -43,6 +43,22 @@ func BenchmarkTranscriptView(b *testing.B) {
 				_ = m.tr.view()
 			}
 		})
+		b.Run(fmt.Sprintf("messages=%d/keypress-inline", n), func(b *testing.B) {
+			// Inline, the history is in the terminal's scrollback: a frame
+			// draws the live area only.
+			m := benchModel(b, n)
+			m.opts.Fullscreen = false
+			m.tr.printed = len(m.tr.blocks)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%80 == 0 {
+					m.in.take()
+				}
+				m.Update(keyMsg("x"))
+				_ = m.View()
+			}
+		})
 		b.Run(fmt.Sprintf("messages=%d/keypress", n), func(b *testing.B) {
 			m := benchModel(b, n)
 			b.ReportAllocs()
