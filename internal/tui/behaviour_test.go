@@ -406,3 +406,32 @@ func TestSubagentCollapsedBlock(t *testing.T) {
 		}
 	}
 }
+
+// Another source of "@" completion (an MCP server's resources) is asked
+// with the prefix and offered with the files.
+func TestMentionCompletionFromAnotherSource(t *testing.T) {
+	opts := testOptions(newFake())
+	opts.Files = func() ([]string, error) { return []string{"docs/guide.md"}, nil }
+	var asked []string
+	opts.Mentions = []func(string) []string{func(prefix string) []string {
+		asked = append(asked, prefix)
+		if strings.HasPrefix("docs:readme", prefix) {
+			return []string{"docs:readme"}
+		}
+		return nil
+	}}
+	h := newHarness(t, opts, 100, 24)
+	h.typeText("see @docs")
+	h.key("tab")
+	if got := h.m.in.value(); got != "see @docs" || !strings.Contains(h.m.hint, "docs/guide.md  docs:readme") {
+		t.Fatalf("two sources: editor %q, hint %q", got, h.m.hint)
+	}
+	h.typeText(":")
+	h.key("tab")
+	if got := h.m.in.value(); got != "see @docs:readme " {
+		t.Fatalf("the other source's one match: %q", got)
+	}
+	if len(asked) != 2 || asked[1] != "docs:" {
+		t.Errorf("the source was asked %q", asked)
+	}
+}

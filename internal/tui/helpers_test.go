@@ -245,7 +245,7 @@ func (h *harness) deliver(msg tea.Msg) {
 			h.run(c)
 		}
 	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded,
-		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg, dialogArmedMsg, printedMsg, noticeMsg:
+		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg, dialogArmedMsg, printedMsg, noticeMsg, mentionsMsg:
 		h.send(msg)
 	}
 }

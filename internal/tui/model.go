@@ -262,18 +262,9 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.in.setHistory(msg.entries)
 		return m, nil
 	case filesLoaded:
-		if msg.err != nil {
-			m.hint = "cannot list the files: " + msg.err.Error()
-			return m, nil
-		}
-		m.files, m.hint = msg.files, ""
-		if m.files == nil {
-			m.files = []string{}
-		}
-		if _, ok := m.in.mention(); ok {
-			m.completeMention()
-			m.layout()
-		}
+		return m, m.onFilesLoaded(msg)
+	case mentionsMsg:
+		m.onMentions(msg)
 		return m, nil
 	}
 	return m, m.in.update(msg)

@@ -118,6 +118,10 @@ type Options struct {
 	// Files lists the workdir's files (gitignore respected) for @path
 	// completion; nil turns completion off. Called once, off the UI loop.
 	Files func() ([]string, error)
+	// Mentions are more sources of "@" completion besides Files (an MCP
+	// server's resources): each gets the text typed after "@" and returns
+	// its candidates, best first. Called off the UI loop.
+	Mentions []func(prefix string) []string
 	// Attach appends the files a prompt mentions with @path to the prompt
 	// the model receives and says in one line what it attached; nil sends
 	// prompts as typed. Called off the UI loop.

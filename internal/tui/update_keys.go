@@ -85,14 +85,8 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.submit()
 	case "tab":
-		if _, ok := m.in.mention(); ok && m.opts.Files != nil {
-			if m.files == nil {
-				m.hint = "listing files…"
-				return m.loadFiles()
-			}
-			m.completeMention()
-			m.layout()
-			return nil
+		if _, ok := m.in.mention(); ok && (m.opts.Files != nil || len(m.opts.Mentions) > 0) {
+			return m.mentionTab()
 		}
 		if matches := m.in.complete(m.menu()); len(matches) > 0 {
 			m.hint = strings.Join(matches, "  ")
@@ -376,72 +370,6 @@ type attachedNote struct{ text string }
 
 func (attachedNote) Type() string { return "attached" }
 
-// filesLoaded carries the workdir's file list for @ completion.
-type filesLoaded struct {
-	files []string
-	err   error
-}
-
-// loadFiles lists the workdir's files off the UI loop; the completion runs
-// when they arrive.
-func (m *model) loadFiles() tea.Cmd {
-	list := m.opts.Files
-	return func() tea.Msg {
-		files, err := list()
-		return filesLoaded{files, err}
-	}
-}
-
-// completeMention completes the @path being typed from the file list:
-// one match is filled in, several fill their common prefix and are
-// listed in the hint.
-func (m *model) completeMention() {
-	prefix, _ := m.in.mention()
-	matches := matchFiles(m.files, prefix, 8)
-	switch len(matches) {
-	case 0:
-		m.hint = "no file matches @" + prefix
-	case 1:
-		m.in.replaceMention(matches[0] + " ")
-	default:
-		m.in.replaceMention(commonPrefix(matches))
-		m.hint = strings.Join(matches, "  ")
-	}
-}
-
-// matchFiles returns up to n files whose path starts with prefix, then
-// those whose base name does, then those that contain it.
-func matchFiles(files []string, prefix string, n int) []string {
-	var starts, base, within []string
-	lp := strings.ToLower(prefix)
-	for _, f := range files {
-		lf := strings.ToLower(f)
-		switch {
-		case strings.HasPrefix(lf, lp):
-			starts = append(starts, f)
-		case strings.HasPrefix(lf[strings.LastIndex(lf, "/")+1:], lp):
-			base = append(base, f)
-		case strings.Contains(lf, lp):
-			within = append(within, f)
-		}
-	}
-	out := append(append(starts, base...), within...)
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
-}
-
-// commonPrefix is the longest prefix all of ss share.
-func commonPrefix(ss []string) string {
-	p := ss[0]
-	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	return p
-}
 
 // quit leaves the program. A draft in the editor goes to the history
 // first, so quitting never loses what was typed.
