@@ -271,7 +271,7 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 	// project's they are on the deny list, and every one would be
 	// reported as skipped).
 	project := ws
-	if sameDir(filepath.Join(c.Workdir, ".harness9"), c.Home) {
+	if sameDir(filepath.Join(c.Workdir, tool.DataDirName), c.Home) {
 		project = nil
 	}
 	skills, problems := skill.Discover(project, c.Home)
