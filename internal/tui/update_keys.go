@@ -370,7 +370,6 @@ type attachedNote struct{ text string }
 
 func (attachedNote) Type() string { return "attached" }
 
-
 // quit leaves the program. A draft in the editor goes to the history
 // first, so quitting never loses what was typed.
 func (m *model) quit() tea.Cmd {
