@@ -49,28 +49,25 @@ func BenchmarkTranscriptView(b *testing.B) {
 			m := benchModel(b, n)
 			m.opts.Fullscreen = false
 			m.tr.printed = len(m.tr.blocks)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%80 == 0 {
-					m.in.take()
-				}
-				m.Update(keyMsg("x"))
-				_ = m.View()
-			}
+			typeKeys(b, m)
 		})
 		b.Run(fmt.Sprintf("messages=%d/keypress", n), func(b *testing.B) {
-			m := benchModel(b, n)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%80 == 0 {
-					m.in.take()
-				}
-				m.Update(keyMsg("x"))
-				_ = m.View()
-			}
+			typeKeys(b, benchModel(b, n))
 		})
+	}
+}
+
+// typeKeys times a key press (Update and View) while a prompt of up to 80
+// characters is typed.
+func typeKeys(b *testing.B, m *model) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%80 == 0 {
+			m.in.take()
+		}
+		m.Update(keyMsg("x"))
+		_ = m.View()
 	}
 }
 
