@@ -31,7 +31,9 @@ func TestTUIModelSwitchKeepsTotals(t *testing.T) {
 	second := h.script(`{"turns": [{"text": "The second answer.", "usage": {"input_tokens": 100, "output_tokens": 10}}]}`)
 	r := h.openTUI(120, 30, "-m", first)
 	r.send("hello")
-	s := r.waitText("The first answer.")
+	r.waitText("The first answer.")
+	// The totals come with the call's usage, once the turn has ended.
+	s := r.waitFor("the turn's tokens", func(s string) bool { return strings.Contains(s, " tok") && !strings.Contains(s, "working") })
 	tok, ctx := statusOf(t, s)
 	r.send("/model " + second)
 	s = r.waitText("the session goes on with its history")
