@@ -153,6 +153,12 @@ type FuncOption func(*funcTool)
 // AsReadOnly marks a tool built with New as read-only.
 func AsReadOnly() FuncOption { return func(t *funcTool) { t.readOnly = true } }
 
+// WithSummary gives a tool built with New the one line front ends show for
+// a finished call (Summarizer), instead of the first line of its output.
+func WithSummary(fn func(input json.RawMessage, out Result) string) FuncOption {
+	return func(t *funcTool) { t.summary = fn }
+}
+
 // Spec is the static half of a tool: its name, its description and the
 // JSON Schema generated from its typed input. Embed it in a tool struct
 // (the built-in tools do) or let New do it for a plain function.
@@ -202,12 +208,22 @@ type funcTool struct {
 	readOnly bool
 	kind     Kind
 	run      func(context.Context, json.RawMessage) (Result, error)
+	summary  func(json.RawMessage, Result) string
 }
 
 func (t *funcTool) ReadOnly() bool { return t.readOnly }
 
 // Kind implements Kinded ("" when WithKind was not given: KindOf says other).
 func (t *funcTool) Kind() Kind { return t.kind }
+
+// Summary implements Summarizer: "" without WithSummary.
+func (t *funcTool) Summary(input json.RawMessage, out Result) string {
+	if t.summary == nil {
+		return ""
+	}
+	return t.summary(input, out)
+}
+
 func (t *funcTool) Execute(ctx context.Context, in json.RawMessage) (Result, error) {
 	return t.run(ctx, in)
 }

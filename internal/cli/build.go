@@ -71,6 +71,16 @@ func openStore(ctx context.Context, c *config.Config) (session.Store, error) {
 	return s, nil
 }
 
+// sameDir reports whether a and b are the same existing directory.
+func sameDir(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
+}
+
 // checkHomeWritable makes sure the data directory exists and takes files,
 // so that its failure is reported as what it is rather than as a database
 // error.
@@ -198,6 +208,9 @@ type wiring struct {
 	noticeMu sync.Mutex
 	notices  []string
 	noticeW  io.Writer
+	// onClose runs after everything else is closed (the demo removes its
+	// data directory).
+	onClose []func()
 }
 
 // notice tells the user about something the run left out or changed.
@@ -226,7 +239,16 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 	for _, opt := range opts {
 		opt(&o)
 	}
-	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: e.stderr, logger: e.log()}
+	noticeW := io.Writer(e.stderr)
+	if o.notices != nil {
+		noticeW = o.notices
+	}
+	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: noticeW, logger: e.log()}
+	// Everything below may write the data directory (the sandbox's build
+	// cache first): a read-only home is named as such, with its fix.
+	if err := checkHomeWritable(c.Home); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
 	perms, err := c.PermissionRules()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -244,7 +266,15 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 		return nil, err
 	}
 	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, hiddenEnv(c))...)
-	skills, problems := skill.Discover(ws, c.Home)
+	// In the home directory the workdir's .harness9 is the data directory:
+	// its skills, agents and commands are read once, as the user's (as the
+	// project's they are on the deny list, and every one would be
+	// reported as skipped).
+	project := ws
+	if sameDir(filepath.Join(c.Workdir, tool.DataDirName), c.Home) {
+		project = nil
+	}
+	skills, problems := skill.Discover(project, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("skill skipped", "problem", p)
 	}
@@ -278,8 +308,8 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 		rt.Close()
 		return nil, err
 	}
-	rt.commands = discoverCommands(c, rt.ws, func(msg string) { rt.logger.Warn(msg) })
-	agents, problems := subagent.Discover(rt.ws, c.Home)
+	rt.commands = discoverCommands(c, project, func(msg string) { rt.logger.Warn(msg) })
+	agents, problems := subagent.Discover(project, c.Home)
 	for _, p := range problems {
 		rt.logger.Warn("sub-agent definition skipped", "problem", p)
 	}
@@ -306,6 +336,10 @@ func (rt *wiring) Close() {
 	if rt.store != nil {
 		rt.store.Close()
 	}
+	for _, f := range rt.onClose {
+		f()
+	}
+	rt.onClose = nil
 }
 
 // mcpServers merges <workdir>/.mcp.json, when the user trusts the project

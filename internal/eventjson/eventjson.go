@@ -152,6 +152,8 @@ func Event(ev agent.Event) Object {
 		o = o.Set("event", e.Event, "hook", e.Hook, "blocked", e.Blocked, "message", e.Message)
 	case agent.Error:
 		o = o.Set("message", e.Message)
+	case agent.StreamRetry:
+		o = o.Set("attempt", e.Attempt, "message", e.Reason)
 	case agent.Done:
 		o = o.Set("status", string(e.Status))
 	case agent.Permission:

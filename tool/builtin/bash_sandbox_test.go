@@ -210,3 +210,35 @@ func TestBashWithoutAnySandboxRunsNoGitDriver(t *testing.T) {
 		t.Errorf("git status ran the repository's clean filter:\n%s", out)
 	}
 }
+
+// Bash says why a call is not contained, in the user's terms: a sandbox
+// the user turned off is not one the system lacks.
+func TestBashSaysWhyItIsNotContained(t *testing.T) {
+	ws, dir := newWS(t)
+	missing, err := sandbox.New(dir, sandbox.WithSupport(sandbox.Support{Reason: "simulated: no Landlock"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := sandbox.New(dir, sandbox.WithNetwork(true), sandbox.WithSupport(sandbox.Support{Available: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := sandbox.New(dir, sandbox.WithSupport(sandbox.Support{Available: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		b    *Bash
+		want string
+	}{
+		{NewBash(ws), "turned off"},
+		{NewBash(ws, WithSandbox(missing)), "not available on this system"},
+		{NewBash(ws, WithSandbox(open)), "reach the network"},
+		{NewBash(ws, WithSandbox(closed)), ""},
+	} {
+		got := c.b.UncontainedReason()
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("UncontainedReason() = %q, want it to say %q", got, c.want)
+		}
+	}
+}

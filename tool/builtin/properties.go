@@ -158,7 +158,11 @@ func firstAndCount(out string) string {
 	if !more {
 		return first
 	}
-	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
+	n := strings.Count(rest, "\n") + 1
+	if n == 1 {
+		return first + " … (+1 line)"
+	}
+	return fmt.Sprintf("%s … (+%d lines)", first, n)
 }
 
 // ChangedFiles implements tool.FileChanger: the file written.
