@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // DataDirName is the name of harness9's data directory, the one spelling of

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 )
 
 // Open opens path, a regular file or a directory, for reading through the

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 	"github.com/harness9/harness9/internal/memory"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"

@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harness9/harness9/internal/atomicfile"
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
 )

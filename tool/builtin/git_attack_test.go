@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )

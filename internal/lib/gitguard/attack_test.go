@@ -3,8 +3,8 @@ package gitguard_test
 import (
 	"testing"
 
-	"github.com/harness9/harness9/internal/gitguard"
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 )
 
 func options(r *gitattack.Repo) gitguard.Options {

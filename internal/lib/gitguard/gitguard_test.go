@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 )
 
 func TestInert(t *testing.T) {

@@ -33,6 +33,19 @@ func Root(t testing.TB) string {
 	}
 }
 
+// NotLibrary reports whether the directory dir (relative to the module
+// root, slash-separated) holds no library code: the app (cmd, scripts and
+// internal/ outside internal/lib), the documentation's tests and the
+// examples, which are the library's users. It is Code's skip for rules of
+// the library alone.
+func NotLibrary(dir string) bool {
+	switch dir {
+	case "cmd", "scripts", "docs", "examples":
+		return true
+	}
+	return strings.HasPrefix(dir, "internal/") && dir != "internal/lib"
+}
+
 // Code calls fn with every Go file of the module that is not a test,
 // parsed, and its path relative to the module root (slash-separated). It
 // skips hidden directories, testdata and the directories skip reports

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/gitguard"
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 )
 
 // BenchmarkGuard is what the git guard adds to every WorkspaceWrite
