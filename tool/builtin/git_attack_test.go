@@ -106,6 +106,33 @@ func TestFileToolsCannotPlantWhatGitRuns(t *testing.T) {
 	}
 }
 
+// Workspace.Append and OpenFile, what a function tool writes with, refuse
+// the same paths: the user's next git runs nothing planted.
+func TestAppendAndOpenFileCannotPlantWhatGitRuns(t *testing.T) {
+	for _, a := range fileAttacks() {
+		if a.edit {
+			continue
+		}
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			r, content := a.start(t)
+			ws := a.workspace(t, r)
+			if _, err := ws.Append(a.path, []byte(content)); err == nil || !strings.Contains(err.Error(), "git") {
+				t.Errorf("Append(%s) = %v, want refused because of git", a.path, err)
+			}
+			if f, err := ws.OpenFile(a.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755); err == nil {
+				_, _ = f.WriteString(content)
+				f.Close()
+				t.Errorf("OpenFile(%s) for writing succeeded", a.path)
+			}
+			_ = os.Chmod(filepath.Join(r.Dir, a.path), 0o755)
+			if ran, out := r.UserGit(a.in); ran {
+				t.Errorf("the user's git ran what %s planted:\n%s", a.path, out)
+			}
+		})
+	}
+}
+
 // Removing or changing the mode of git's files through the Workspace is
 // refused too; ordinary files named like git's are not.
 func TestWorkspaceRefusesGitChangesOnly(t *testing.T) {
