@@ -1,6 +1,7 @@
 package lib_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -118,5 +119,30 @@ func TestLayers(t *testing.T) {
 		if got := refused(c.layer, c.path) == ""; got != (c.ok == "yes") {
 			t.Errorf("%s importing %s allowed = %v", c.layer, c.path, got)
 		}
+	}
+}
+
+// The library has no application defaults (DESIGN §8): no code of it
+// reads the environment or looks up the user's directories; a program
+// passes what it knows as options (harness.WithHome, WithEnv …).
+func TestLibraryReadsNoEnvironment(t *testing.T) {
+	forbidden := map[string]bool{"Getenv": true, "LookupEnv": true, "Environ": true, "ExpandEnv": true,
+		"UserHomeDir": true, "UserConfigDir": true, "UserCacheDir": true}
+	scanned := false
+	srctest.Code(t, srctest.NotLibrary, func(path string, fset *token.FileSet, f *ast.File) {
+		scanned = scanned || path == "harness/harness.go"
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" && forbidden[sel.Sel.Name] {
+				t.Errorf("%s calls os.%s: the library takes such values as options", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	})
+	if !scanned {
+		t.Fatal("the scan did not reach the assembled agent's code")
 	}
 }
