@@ -128,9 +128,15 @@ func TestLayers(t *testing.T) {
 func TestLibraryReadsNoEnvironment(t *testing.T) {
 	forbidden := map[string]bool{"Getenv": true, "LookupEnv": true, "Environ": true, "ExpandEnv": true,
 		"UserHomeDir": true, "UserConfigDir": true, "UserCacheDir": true}
+	// The sandbox's re-executed helper is the confined command's own
+	// process: the environment it execs with is the one the sandbox built.
+	exempt := map[string]bool{"sandbox/internal/helper": true}
 	scanned := false
 	srctest.Code(t, srctest.NotLibrary, func(path string, fset *token.FileSet, f *ast.File) {
 		scanned = scanned || path == "harness/harness.go"
+		if exempt[filepath.ToSlash(filepath.Dir(path))] {
+			return
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
