@@ -17,7 +17,7 @@ import (
 // ServeConfig is the [serve] section: where `harness9 serve` listens, the
 // directories its sessions may work in, and the tokens it accepts.
 type ServeConfig struct {
-	// Listen is the address (default server.DefaultListen via the CLI).
+	// Listen is the address (default service.DefaultListen via the CLI).
 	Listen string `toml:"listen"`
 	// Roots are the directories sessions may use; every token's roots lie
 	// inside them.

@@ -1,4 +1,4 @@
-// Package durablerunner is the server.Runner of `harness9 serve --engine
+// Package durablerunner is the service.Runner of `harness9 serve --engine
 // temporal`: a session's plan → approve → execute runs as a durable
 // Temporal workflow (package durable) on the workers of a task queue, and
 // the server only starts it, answers its reviews, follows its events and
@@ -25,8 +25,8 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
-	"github.com/harness9/harness9/internal/server"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/service"
 	"github.com/harness9/harness9/session"
 )
 
@@ -92,11 +92,11 @@ func New(c client.Client, store session.Store, queue string, opts ...Option) *Ru
 	return r
 }
 
-// Detached implements server.Detached: sessions run on the workers.
+// Detached implements service.Detached: sessions run on the workers.
 func (r *Runner) Detached() bool { return true }
 
 // Create stores a new session; its workflow starts with the first prompt.
-func (r *Runner) Create(ctx context.Context, workdir string, mode planning.Mode, title string) (server.Session, error) {
+func (r *Runner) Create(ctx context.Context, workdir string, mode planning.Mode, title string) (service.Session, error) {
 	s := &session.Session{Workdir: workdir, Model: r.model, Title: agent.SessionTitle(title), Mode: mode}
 	if err := r.store.Create(ctx, s); err != nil {
 		return nil, fmt.Errorf("cannot create the session: %w", err)
@@ -106,7 +106,7 @@ func (r *Runner) Create(ctx context.Context, workdir string, mode planning.Mode,
 
 // Open returns a stored session. It takes no lock: the session's workflow
 // is its one writer, and the workflow id admits one workflow at a time.
-func (r *Runner) Open(ctx context.Context, id string) (server.Session, error) {
+func (r *Runner) Open(ctx context.Context, id string) (service.Session, error) {
 	s, err := r.store.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -129,13 +129,13 @@ type Session struct {
 	known bool
 }
 
-// ID implements server.Session.
+// ID implements service.Session.
 func (s *Session) ID() string { return s.id }
 
-// Workdir implements server.Session.
+// Workdir implements service.Session.
 func (s *Session) Workdir() string { return s.workdir }
 
-// Close implements server.Session; nothing is held.
+// Close implements service.Session; nothing is held.
 func (s *Session) Close() error { return nil }
 
 // input is a workflow input for this session with the runner's settings.
@@ -195,7 +195,7 @@ func (s *Session) Run(ctx context.Context, mode planning.Mode, prompt string) it
 	}
 }
 
-// Review implements server.Session: the choice goes to the workflow waiting
+// Review implements service.Session: the choice goes to the workflow waiting
 // for it, which takes exactly one of concurrent answers; a plan stored
 // awaiting approval with no workflow waiting gets a workflow that starts
 // with the answer.
@@ -283,7 +283,7 @@ func (s *Session) awaitingPlan(ctx context.Context) (string, error) {
 	return string(b), err
 }
 
-// Continue implements server.Session: a workflow resumes the execution of
+// Continue implements service.Session: a workflow resumes the execution of
 // the approved plan.
 func (s *Session) Continue(ctx context.Context) iter.Seq[agent.Event] {
 	return func(yield func(agent.Event) bool) {
@@ -303,7 +303,7 @@ func (s *Session) Continue(ctx context.Context) iter.Seq[agent.Event] {
 	}
 }
 
-// Attach implements server.Remote: a workflow that is carrying out work
+// Attach implements service.Remote: a workflow that is carrying out work
 // (not waiting for a review) is followed from its first event.
 func (s *Session) Attach(ctx context.Context) func(context.Context) iter.Seq[agent.Event] {
 	running, err := durable.Running(ctx, s.r.c, s.id)
@@ -328,18 +328,18 @@ func (s *Session) Attach(ctx context.Context) func(context.Context) iter.Seq[age
 	}
 }
 
-// Cancel implements server.Remote: the workflow is cancelled (a running
+// Cancel implements service.Remote: the workflow is cancelled (a running
 // step's commands are killed on the worker).
 func (s *Session) Cancel(ctx context.Context) error {
 	return durable.Cancel(ctx, s.r.c, s.id)
 }
 
-// Snapshot implements server.Session from the store, which the workers'
+// Snapshot implements service.Session from the store, which the workers'
 // steps keep current; it needs no worker to answer.
-func (s *Session) Snapshot() server.Snapshot {
+func (s *Session) Snapshot() service.Snapshot {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var snap server.Snapshot
+	var snap service.Snapshot
 	if stored, err := s.r.store.Get(ctx, s.id); err == nil {
 		snap.Mode = stored.Mode
 	}

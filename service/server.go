@@ -1,10 +1,15 @@
-// Package server is `harness9 serve`: an HTTP API over the engine (create a
-// session, send a prompt, review a plan, answer permission asks, cancel a
-// run), its events as Server-Sent Events in the JSONL vocabulary of
-// `harness9 run --json`, and a plan-review web page. Callers authenticate
-// with bearer tokens kept as SHA-256 hashes; each token reaches only the
-// sessions whose workdir lies under its roots.
-package server
+// Package service is the HTTP service over the engine that `harness9
+// serve` runs, for any Go program to embed: an API (create a session, send
+// a prompt, review a plan, answer permission asks, cancel a run), its
+// events as Server-Sent Events in the JSONL vocabulary of `harness9 run
+// --json`, and a plan-review web page, all from Server.Handler. Callers
+// authenticate with bearer tokens kept as SHA-256 hashes; each token
+// reaches only the sessions whose workdir lies under its roots.
+//
+// The engines come from a Runner: NewEngineRunner runs them in this
+// process, each opened by an EngineFactory; service/durablerunner runs
+// them as durable Temporal workflows.
+package service
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"bytes"
@@ -13,11 +13,11 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
-	"github.com/harness9/harness9/internal/mdtable"
+	"github.com/harness9/harness9/internal/lib/mdtable"
 )
 
 // A plan's markdown is CommonMark (goldmark's core) plus GitHub tables,
-// drawn from the paragraph they parse as (internal/mdtable), like the TUI
+// drawn from the paragraph they parse as (internal/lib/mdtable), like the TUI
 // does. goldmark's extension package is left out: its linkify regexps cost
 // every harness9 start about 3 ms of package initialisation. Task lists
 // and strikethrough show as typed; bare URLs are not turned into links.

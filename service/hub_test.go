@@ -1,9 +1,9 @@
-package server
+package service
 
 import (
 	"testing"
 
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 )
 
 // TestCursorBeyondLastReplaysAll: a Last-Event-ID with this process's epoch

@@ -1,4 +1,4 @@
-package server_test
+package service_test
 
 import (
 	"bufio"
@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/server"
 	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/service"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/tool"
@@ -45,7 +45,7 @@ type env struct {
 	tokA, tokB   string
 	store        session.Store
 	script       string
-	srv          *server.Server
+	srv          *service.Server
 	ts           *httptest.Server
 }
 
@@ -62,8 +62,8 @@ func newEnv(t *testing.T, script string) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	e.store = st
-	e.tokA, _ = server.NewToken()
-	e.tokB, _ = server.NewToken()
+	e.tokA, _ = service.NewToken()
+	e.tokB, _ = service.NewToken()
 	e.start()
 	return e
 }
@@ -121,13 +121,13 @@ func (e *env) factory(_ context.Context, workdir, id string) (*agent.Engine, io.
 }
 
 // start (re)starts the server over the same store.
-func (e *env) start(opts ...server.Option) {
+func (e *env) start(opts ...service.Option) {
 	e.t.Helper()
-	opts = append([]server.Option{server.WithTokens(
-		server.Token{Name: "a", SHA256: server.HashToken(e.tokA), Roots: []string{e.rootA}},
-		server.Token{Name: "b", SHA256: server.HashToken(e.tokB), Roots: []string{e.rootB}}),
-		server.WithMaxBody(64 << 10)}, opts...)
-	srv, err := server.New(server.NewEngineRunner(e.store, e.factory), e.store, []string{e.rootA, e.rootB}, opts...)
+	opts = append([]service.Option{service.WithTokens(
+		service.Token{Name: "a", SHA256: service.HashToken(e.tokA), Roots: []string{e.rootA}},
+		service.Token{Name: "b", SHA256: service.HashToken(e.tokB), Roots: []string{e.rootB}}),
+		service.WithMaxBody(64 << 10)}, opts...)
+	srv, err := service.New(service.NewEngineRunner(e.store, e.factory), e.store, []string{e.rootA, e.rootB}, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

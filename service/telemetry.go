@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 // caller's span when the request carries one (traceparent, read by prop);
 // the runs a request starts belong to its trace.
 func WithTracing(tp trace.TracerProvider, prop propagation.TextMapPropagator) Option {
-	return func(s *Server) { s.tracer, s.prop = tp.Tracer("github.com/harness9/harness9/internal/server"), prop }
+	return func(s *Server) { s.tracer, s.prop = tp.Tracer("github.com/harness9/harness9/service"), prop }
 }
 
 // WithMetrics serves h at GET /metrics to any holder of a valid token (a

@@ -1,4 +1,4 @@
-package server_test
+package service_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/service"
 	"github.com/harness9/harness9/session"
 )
 
@@ -35,13 +35,13 @@ func (e *env) lockFree(id string) bool {
 func TestIdleSessionIsReleasedAndReopened(t *testing.T) {
 	e := newEnv(t, planScript)
 	e.stop()
-	e.start(server.WithIdleTimeout(50 * time.Millisecond))
+	e.start(service.WithIdleTimeout(50 * time.Millisecond))
 	id := e.create(e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
 	s := e.subscribe(id, e.tokA, "")
 	s.until("state", map[string]any{"status": "awaiting_approval", "running": false})
 
 	// A connected stream keeps the session open, however late it is.
-	server.Sweep(e.srv, time.Now().Add(time.Hour))
+	service.Sweep(e.srv, time.Now().Add(time.Hour))
 	if e.lockFree(id) {
 		t.Fatal("the session was released while an event stream was connected")
 	}

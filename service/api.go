@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"

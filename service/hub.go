@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"strconv"
@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 )
 
 // hub keeps a session's recent events, numbered, for Server-Sent Events

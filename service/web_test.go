@@ -1,4 +1,4 @@
-package server_test
+package service_test
 
 import (
 	"io"

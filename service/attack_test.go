@@ -1,7 +1,7 @@
-package server_test
+package service_test
 
 import (
-	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/service"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -78,7 +78,7 @@ func TestAuthAndValidation(t *testing.T) {
 		t.Errorf("wrong token: %d %s", r.code, r.raw)
 	}
 	// The stored hash is not a token.
-	if r := e.do("GET", "/api/sessions", server.HashToken(e.tokA), nil); r.code != 401 {
+	if r := e.do("GET", "/api/sessions", service.HashToken(e.tokA), nil); r.code != 401 {
 		t.Errorf("hash as token: %d", r.code)
 	}
 	id := e.create(e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan"})

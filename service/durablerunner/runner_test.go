@@ -24,11 +24,11 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
 	"github.com/harness9/harness9/internal/lib/temporaltest"
-	"github.com/harness9/harness9/internal/server"
-	"github.com/harness9/harness9/internal/server/durablerunner"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/service"
+	"github.com/harness9/harness9/service/durablerunner"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/tool"
@@ -117,8 +117,8 @@ func newEnv(t *testing.T, hold bool) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := &env{t: t, tc: tc, store: st, queue: "test-" + strings.ReplaceAll(t.Name(), "/", "-"), rootA: realDir(t), rootB: realDir(t)}
-	e.tokA, _ = server.NewToken()
-	e.tokB, _ = server.NewToken()
+	e.tokA, _ = service.NewToken()
+	e.tokB, _ = service.NewToken()
 	model := gated{Provider: scripted.NewHistory(planTurns()...)}
 	if hold {
 		e.gate = make(chan struct{})
@@ -143,7 +143,7 @@ func realDir(t *testing.T) string {
 // api is one server process's HTTP side.
 type api struct {
 	t   *testing.T
-	srv *server.Server
+	srv *service.Server
 	ts  *httptest.Server
 }
 
@@ -155,9 +155,9 @@ func (e *env) serve() *api {
 	// spans two runs and the event streams must follow across them.
 	r := durablerunner.New(e.tc, e.store, e.queue, durablerunner.WithPoll(50*time.Millisecond),
 		durablerunner.WithLimits(durablerunner.Limits{ContinueAfter: 4}))
-	srv, err := server.New(r, e.store, []string{e.rootA, e.rootB}, server.WithTokens(
-		server.Token{Name: "a", SHA256: server.HashToken(e.tokA), Roots: []string{e.rootA}},
-		server.Token{Name: "b", SHA256: server.HashToken(e.tokB), Roots: []string{e.rootB}}))
+	srv, err := service.New(r, e.store, []string{e.rootA, e.rootB}, service.WithTokens(
+		service.Token{Name: "a", SHA256: service.HashToken(e.tokA), Roots: []string{e.rootA}},
+		service.Token{Name: "b", SHA256: service.HashToken(e.tokB), Roots: []string{e.rootB}}))
 	if err != nil {
 		e.t.Fatal(err)
 	}
