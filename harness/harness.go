@@ -32,6 +32,7 @@ import (
 	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/sandbox"
+	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/subagent"
 	"github.com/harness9/harness9/tool"
@@ -188,6 +189,10 @@ func (a *Agent) Subagents() []subagent.Definition { return a.agents }
 
 // MCP is the manager of the MCP servers, or nil without servers.
 func (a *Agent) MCP() *mcptool.Manager { return a.mcp }
+
+// Store is the store sessions are kept in (WithStore), or nil when they
+// live in memory.
+func (a *Agent) Store() session.Store { return a.cfg.store }
 
 // Hooks is the runner of the hooks, or nil without hooks.
 func (a *Agent) Hooks() *hook.Runner { return a.hooks }

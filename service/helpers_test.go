@@ -12,17 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/service"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/sqlite"
-	"github.com/harness9/harness9/tool"
-	"github.com/harness9/harness9/tool/builtin"
 )
 
 // planScript plans two steps, then executes them: each step writes a file
@@ -68,56 +65,15 @@ func newEnv(t *testing.T, script string) *env {
 	return e
 }
 
-// lockCloser releases a session lock.
-type lockCloser struct {
-	home string
-	mu   sync.Mutex
-	l    *session.Lock
-}
-
-func (c *lockCloser) claim(_ context.Context, id string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.l != nil {
-		return nil
-	}
-	l, err := session.AcquireLock(session.LockDir(c.home), id)
-	if err != nil {
-		return err
-	}
-	c.l = l
-	return nil
-}
-
-func (c *lockCloser) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	err := c.l.Release()
-	c.l = nil
-	return err
-}
-
-func (e *env) factory(_ context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
+// factory assembles each session's engine as serve does (package
+// harness), on the script, the store and a lock directory of the env.
+func (e *env) factory() service.EngineFactory {
+	e.t.Helper()
 	p, err := scripted.LoadFile(e.script)
 	if err != nil {
-		return nil, nil, err
+		e.t.Fatal(err)
 	}
-	ws, err := tool.NewWorkspace(workdir)
-	if err != nil {
-		return nil, nil, err
-	}
-	lc := &lockCloser{home: e.home}
-	opts := []agent.Option{agent.WithStore(e.store), agent.WithWorkspace(ws), agent.WithTools(builtin.All(ws)...),
-		agent.WithSessionClaim(lc.claim)}
-	if id != "" {
-		opts = append(opts, agent.WithSession(id))
-	}
-	eng, err := agent.New(p, opts...)
-	if err != nil {
-		_ = lc.Close()
-		return nil, nil, err
-	}
-	return eng, lc, nil
+	return service.Assembled(p, session.LockDir(e.home), harness.WithStore(e.store), harness.WithoutSandbox())
 }
 
 // start (re)starts the server over the same store.
@@ -127,7 +83,7 @@ func (e *env) start(opts ...service.Option) {
 		service.Token{Name: "a", SHA256: service.HashToken(e.tokA), Roots: []string{e.rootA}},
 		service.Token{Name: "b", SHA256: service.HashToken(e.tokB), Roots: []string{e.rootB}}),
 		service.WithMaxBody(64 << 10)}, opts...)
-	srv, err := service.New(service.NewEngineRunner(e.store, e.factory), e.store, []string{e.rootA, e.rootB}, opts...)
+	srv, err := service.New(service.NewEngineRunner(e.store, e.factory()), e.store, []string{e.rootA, e.rootB}, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

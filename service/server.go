@@ -7,8 +7,9 @@
 // reaches only the sessions whose workdir lies under its roots.
 //
 // The engines come from a Runner: NewEngineRunner runs them in this
-// process, each opened by an EngineFactory; service/durablerunner runs
-// them as durable Temporal workflows.
+// process, each opened by an EngineFactory (Assembled opens the assembled
+// agent of package harness in each session's workdir, as serve does);
+// service/durablerunner runs them as durable Temporal workflows.
 package service
 
 import (

@@ -436,12 +436,5 @@ func (rt *wiring) claim(ctx context.Context, id string) error {
 // when it locks sessions for every host sharing it (session.Locker), else
 // the lock file beside the SQLite database.
 func lockSession(ctx context.Context, c *config.Config, s session.Store, id string) (session.Releaser, error) {
-	if l, ok := s.(session.Locker); ok {
-		return l.LockSession(ctx, id)
-	}
-	l, err := session.AcquireLock(session.LockDir(c.Home), id)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
+	return session.LockSession(ctx, s, session.LockDir(c.Home), id)
 }
