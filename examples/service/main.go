@@ -39,8 +39,10 @@ func main() {
 	}
 	defer os.RemoveAll(root)
 
-	store := memstore.New() // session/sqlite or session/postgres to keep sessions
-	engines := service.Assembled(script(), "", harness.WithStore(store)) // each workdir its agent, as serve has it
+	// session/sqlite or session/postgres keep sessions across restarts.
+	store := memstore.New()
+	// Each session's workdir gets its own assembled agent, as serve has it.
+	engines := service.Assembled(script(), "", harness.WithStore(store))
 	token, _ := service.NewToken()
 	srv, err := service.New(service.NewEngineRunner(store, engines), store, []string{root},
 		service.WithTokens(service.Token{Name: "example", SHA256: service.HashToken(token), Roots: []string{root}}))
