@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/harness9/harness9/internal/proctest"
+	"github.com/harness9/harness9/internal/lib/proctest"
 )
 
 // Install is the command that installs the CLI the tests need.
