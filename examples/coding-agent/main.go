@@ -27,6 +27,7 @@ import (
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session/sqlite"
+	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
@@ -42,9 +43,9 @@ func main() {
 	dir := flag.Arg(0)
 	if dir == "" {
 		dir = filepath.Join(scratch, "project")
-		mustWrite(filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n") // plan files land in <dir>/.harness9
+		mustWrite(filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n") // plan files land in <dir>/.harness9 (tool.DataDirName)
 		mustWrite(filepath.Join(dir, "AGENTS.md"), "Keep Go files gofmt-clean.\n")
-		mustWrite(filepath.Join(dir, ".harness9", "skills", "go-style", "SKILL.md"),
+		mustWrite(filepath.Join(dir, tool.DataDirName, "skills", "go-style", "SKILL.md"),
 			"---\nname: go-style\ndescription: How Go code is written here.\n---\nTabs, short functions, errors wrapped with %w.\n")
 	}
 	var p llm.Provider = script()
