@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/sandbox"

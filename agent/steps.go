@@ -7,7 +7,7 @@ import (
 
 	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/hook"
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // secretMarkers are the name parts that mark an environment variable as a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 )
 
 // runIn runs a bash command in r's workdir confined by p, with the user's

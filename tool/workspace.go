@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/harness9/harness9/internal/gitguard"
-	"github.com/harness9/harness9/internal/pathfold"
+	"github.com/harness9/harness9/internal/lib/gitguard"
+	"github.com/harness9/harness9/internal/lib/pathfold"
 )
 
 // DataDirName is the name of harness9's data directory, the one spelling of

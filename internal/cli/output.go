@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 )

@@ -21,6 +21,7 @@ import (
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
 )
 
@@ -159,7 +160,9 @@ func tuiErr(err error) error {
 
 // tuiOptions connects the TUI to this wiring's engines, store, skills and MCP servers.
 func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
-	book := memory.New(rt.cfg.Workdir, rt.cfg.Home)
+	book := memory.New(rt.cfg.Workdir, rt.cfg.Home).WithWorkspace(func(dir string) (*tool.Workspace, error) {
+		return projectWorkspace(rt.cfg, dir)
+	})
 	return tui.Options{
 		Memory: &book,
 		NewEngine: func(resumeID string) (tui.Engine, error) {

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/proctest"
+	"github.com/harness9/harness9/internal/lib/proctest"
 )
 
 // Collector is a running collector.

@@ -10,7 +10,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/harness9/harness9/internal/mdtable"
+	"github.com/harness9/harness9/internal/lib/mdtable"
 )
 
 // markdown renders completed assistant messages for the terminal. It
