@@ -182,8 +182,11 @@ func (p *Provider) attempt(ctx context.Context, body *reqcache.Body, send func(l
 func (p *Provider) checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	reqcache.SetBody(req)
 	res, err := next(req)
-	if err != nil || res.StatusCode < 400 {
-		return res, err
+	if err != nil {
+		return nil, llm.Unsent(err)
+	}
+	if res.StatusCode < 400 {
+		return res, nil
 	}
 	return nil, llm.ResponseError(p.name, res)
 }
@@ -209,6 +212,10 @@ func (p *Provider) fail(ctx context.Context, err error, midStream bool) error {
 		return &llm.ProviderError{Provider: p.name, Message: "the connection dropped mid-stream: " + err.Error(), Err: err}
 	case llm.IsConnectionError(err):
 		return &llm.ProviderError{Provider: p.name, Message: "connection failed: " + err.Error(), Err: err}
+	}
+	var unsent *llm.UnsentError
+	if errors.As(err, &unsent) {
+		return &llm.ProviderError{Provider: p.name, Message: "the request could not be made: " + unsent.Err.Error(), Err: err}
 	}
 	return &llm.ProviderError{Provider: p.name, Message: "malformed stream chunk: " + err.Error(), Err: err}
 }
