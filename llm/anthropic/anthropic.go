@@ -46,6 +46,7 @@ type Provider struct {
 	prefix    reqcache.Prefix
 	budgets   map[llm.Effort]int
 	vertex    *vertexRoute // nil unless WithVertex
+	version   string       // anthropic_version in the body, "" for none
 }
 
 type config struct {
@@ -59,6 +60,7 @@ type config struct {
 	budgets         map[llm.Effort]int
 	sdkOpts         []option.RequestOption
 	vertex          *vertexRoute
+	version         string
 }
 
 // Option configures a Provider.
@@ -126,6 +128,13 @@ func WithThinkingBudget(e llm.Effort, tokens int) Option {
 	}
 }
 
+// WithBodyVersion puts anthropic_version in the request body, where the
+// clouds take the API version: "bedrock-2023-05-31" on Amazon Bedrock
+// (package bedrock sets it). WithVertex sets Vertex AI's own.
+func WithBodyVersion(v string) Option {
+	return func(c *config) { c.version = v }
+}
+
 // WithRequestOptions adds SDK request options after the provider's own,
 // so that they run closest to the wire: a cloud's adaptation, such as the
 // SDK's bedrock.WithConfig, sees the request harness9 built.
@@ -161,7 +170,10 @@ func New(opts ...Option) *Provider {
 	if c.budgets == nil {
 		c.budgets = ThinkingBudget
 	}
-	p := &Provider{name: c.name, maxTokens: c.maxTokens, cache: c.cache, retry: c.retry, budgets: c.budgets, vertex: c.vertex}
+	p := &Provider{name: c.name, maxTokens: c.maxTokens, cache: c.cache, retry: c.retry, budgets: c.budgets, vertex: c.vertex, version: c.version}
+	if c.vertex != nil {
+		p.version = VertexVersion
+	}
 	ropts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(c.baseURL + "/"),
@@ -279,6 +291,18 @@ var streamErrorStatus = map[string]int{
 	"rate_limit_error":      429,
 	"timeout_error":         504,
 	"invalid_request_error": 400,
+	// Amazon Bedrock's exceptions, as the SDK's Bedrock adapter reports
+	// them.
+	"throttlingException":           429,
+	"serviceUnavailableException":   503,
+	"internalServerException":       500,
+	"modelStreamErrorException":     500,
+	"modelTimeoutException":         504,
+	"validationException":           400,
+	"modelNotReadyException":        503,
+	"accessDeniedException":         403,
+	"resourceNotFoundException":     404,
+	"serviceQuotaExceededException": 429,
 }
 
 // fail classifies an error of one attempt as an *llm.ProviderError;

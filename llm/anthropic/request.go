@@ -146,11 +146,15 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, bool, error) {
 	}
 	// The header: everything before the conversation's first block.
 	head := make([]byte, 0, 96+len(req.Model)+2*len(req.System))
-	if p.vertex != nil {
-		// Vertex names the model in the URL and the version here.
-		head = append(head, `{"anthropic_version":"`+VertexVersion+`","stream":true`...)
-	} else {
-		head = append(head, `{"stream":true,"model":`...)
+	head = append(head, '{')
+	if p.version != "" {
+		head = append(head, `"anthropic_version":`...)
+		head = reqcache.AppendString(head, p.version)
+		head = append(head, ',')
+	}
+	head = append(head, `"stream":true`...)
+	if p.vertex == nil { // Vertex names the model in the URL
+		head = append(head, `,"model":`...)
 		head = reqcache.AppendString(head, req.Model)
 	}
 	head = append(head, `,"max_tokens":`...)
