@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,11 +39,11 @@ func (c Config) String() string { return string(c.Mode) + " " + c.Model }
 // Record is what one run of one task under one configuration did. It is
 // one line of a results file (Type "run").
 type Record struct {
-	Type    string `json:"type"`
-	Task    string `json:"task"`
-	Mode    Mode   `json:"mode"`
-	Model   string `json:"model"`
-	Attempt int    `json:"attempt"` // 1..repeat
+	Type    string   `json:"type"`
+	Task    string   `json:"task"`
+	Mode    Mode     `json:"mode"`
+	Model   string   `json:"model"`
+	Attempt int      `json:"attempt"` // 1..repeat
 	Tags    []string `json:"tags,omitempty"`
 
 	Pass bool `json:"pass"`
@@ -75,8 +76,11 @@ type Record struct {
 	// (an item marked completed with no work since the last update).
 	EvidenceRefusals int `json:"evidence_refusals"`
 
-	SessionID string    `json:"session_id,omitempty"`
-	Started   time.Time `json:"started"`
+	SessionID string `json:"session_id,omitempty"`
+	// Dir is the run's directory, kept with WithKeep (the workdir is its
+	// work/ subdirectory).
+	Dir     string    `json:"dir,omitempty"`
+	Started time.Time `json:"started"`
 }
 
 // Config returns the record's configuration.
@@ -157,8 +161,22 @@ func OpenResults(path string, fresh bool) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := dropTornLine(f, path); err != nil {
+		f.Close()
+		return nil, err
+	}
 	res.f = f
 	return res, nil
+}
+
+// dropTornLine cuts a last line without its newline (a run being written
+// when the process was killed), so the next record starts a line.
+func dropTornLine(f *os.File, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 || b[len(b)-1] == '\n' {
+		return err
+	}
+	return f.Truncate(int64(bytes.LastIndexByte(b, '\n') + 1))
 }
 
 // Done returns the records read when the file was opened.

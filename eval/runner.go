@@ -61,8 +61,8 @@ func WithParallel(n int) Option { return func(r *Runner) { r.parallel = n } }
 // WithTempDir is where each run's directory is made ("" is the system's).
 func WithTempDir(dir string) Option { return func(r *Runner) { r.tempDir = dir } }
 
-// WithKeep keeps each run's directory (its workdir) instead of deleting
-// it; the record's Workdir... is logged in CheckOutput's first line.
+// WithKeep keeps each run's directory instead of deleting it: the
+// workdir the agent left is <Record.Dir>/work.
 func WithKeep(on bool) Option { return func(r *Runner) { r.keep = on } }
 
 // WithCommandEnv is the environment setup and check commands start from,
@@ -187,6 +187,9 @@ func (r *Runner) RunOne(ctx context.Context, j Job) (Record, error) {
 	}
 	if !r.keep {
 		defer os.RemoveAll(dir)
+	}
+	if r.keep {
+		rec.Dir = dir
 	}
 	rn := &run{r: r, job: j, rec: &rec, dir: dir}
 	err = rn.do(ctx)
