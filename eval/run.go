@@ -53,7 +53,11 @@ func (rn *run) do(ctx context.Context) error {
 	}
 	rec.Turns, rec.Tokens, rec.ModelMS = meter.totals()
 	if rn.r.price != nil {
-		if pr, ok := rn.r.price(model); ok {
+		pr, ok := rn.r.price(rn.job.Config.Model) // "provider/model"
+		if !ok {
+			pr, ok = rn.r.price(model)
+		}
+		if ok {
 			rec.Cost = pr.Cost(rec.Tokens)
 		}
 	}

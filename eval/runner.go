@@ -49,7 +49,9 @@ func WithEngineOptions(opts ...agent.Option) Option {
 	return func(r *Runner) { r.engineOpts = append(r.engineOpts, opts...) }
 }
 
-// WithPrice prices the tokens of a run by model name; without it costs are 0.
+// WithPrice prices the tokens of a run by its configuration's model
+// ("provider/model"), else by the model name the provider was asked for;
+// without it costs are 0.
 func WithPrice(price func(model string) (llm.Price, bool)) Option {
 	return func(r *Runner) { r.price = price }
 }
