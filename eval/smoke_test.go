@@ -122,6 +122,17 @@ func TestSmokeSuite(t *testing.T) {
 			t.Errorf("summary %s:\n got %+v\nwant %+v", s.Config, s, want)
 		}
 	}
+	var table strings.Builder
+	if err := eval.WriteTable(&table, sums); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"plan scripted/task   3/6   50%     3/6     24         220/30  $0.0005",
+		"direct scripted/task   3/6   50%     3/6     11         100/10  $0.0002"} {
+		if !strings.Contains(table.String(), row) {
+			t.Errorf("the table has no row %q:\n%s", row, table.String())
+		}
+	}
+	checkHTMLReport(t, recs)
 }
 
 // TestResume reruns an eval whose results file lost runs: only those run
