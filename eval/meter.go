@@ -26,17 +26,17 @@ func (m *meter) Name() string { return m.p.Name() }
 func (m *meter) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
 		start := time.Now()
-		var u llm.Usage
+		var usage llm.Accumulator // merges the stream's usage chunks as the engine does
 		defer func() {
 			m.mu.Lock()
 			m.calls++
-			m.tokens = addUsage(m.tokens, u)
+			m.tokens = addUsage(m.tokens, usage.Response().Usage)
 			m.wait += time.Since(start)
 			m.mu.Unlock()
 		}()
 		for c, err := range m.p.Stream(ctx, req) {
-			if c.Kind == llm.ChunkUsage && c.Usage != nil {
-				u = mergeUsage(u, *c.Usage)
+			if c.Kind == llm.ChunkUsage {
+				usage.Add(c)
 			}
 			if !yield(c, err) {
 				return
@@ -49,20 +49,6 @@ func (m *meter) totals() (int, llm.Usage, int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.calls, m.tokens, m.wait.Milliseconds()
-}
-
-// mergeUsage applies a later usage chunk of the same stream: its non-zero
-// fields replace the earlier ones (llm.ChunkUsage).
-func mergeUsage(a, b llm.Usage) llm.Usage {
-	pick := func(x, y int) int {
-		if y != 0 {
-			return y
-		}
-		return x
-	}
-	return llm.Usage{InputTokens: pick(a.InputTokens, b.InputTokens), OutputTokens: pick(a.OutputTokens, b.OutputTokens),
-		CacheReadTokens: pick(a.CacheReadTokens, b.CacheReadTokens), CacheWriteTokens: pick(a.CacheWriteTokens, b.CacheWriteTokens),
-		ReasoningTokens: pick(a.ReasoningTokens, b.ReasoningTokens)}
 }
 
 func addUsage(a, b llm.Usage) llm.Usage {
