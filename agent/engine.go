@@ -29,7 +29,7 @@ import (
 
 	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/checkpoint"
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"time"
 
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -157,16 +158,48 @@ func (l *turnLoop) request() llm.Request {
 	}
 }
 
-// callModel streams one model call, forwarding text and reasoning as
-// deltas, and reports the whole message and the usage once it completes.
-// On failure the partial response is returned with the error.
+// maxStreamRetries bounds the retries of a model call whose stream was cut
+// after it began (the provider retries failures before its first chunk).
+const maxStreamRetries = 2
+
+// callModel makes one model call. A stream cut after it began (a dropped
+// connection, a 5xx mid-stream) is made again, as the provider retries a
+// failure before the first chunk: none of its tool calls has run, since
+// tools run only once a message is complete. StreamRetry tells consumers
+// to drop the partial text they were shown.
 func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response, error) {
+	for attempt := 1; ; attempt++ {
+		resp, began, err := l.streamModel(ctx, req)
+		var perr *llm.ProviderError
+		if err == nil || !began || attempt > maxStreamRetries || ctx.Err() != nil ||
+			!errors.As(err, &perr) || !perr.Retryable() {
+			return resp, err
+		}
+		if !l.s.emit(StreamRetry{Attempt: attempt, Reason: err.Error()}) {
+			return resp, context.Canceled
+		}
+		wait := llm.RetryPolicy{}.Backoff(attempt - 1)
+		l.e.log.Warn("agent: the model's stream was cut; calling it again", "attempt", attempt, "wait", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return resp, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// streamModel streams one model call, forwarding text and reasoning as
+// deltas, and reports the whole message and the usage once it completes.
+// On failure the partial response is returned with the error; began says
+// whether any chunk had arrived.
+func (l *turnLoop) streamModel(ctx context.Context, req llm.Request) (resp llm.Response, began bool, err error) {
 	var acc llm.Accumulator
 	complete := false
 	for c, err := range l.e.provider.Stream(ctx, req) {
 		if err != nil {
-			return acc.Response(), err
+			return acc.Response(), began, err
 		}
+		began = true
 		acc.Add(c)
 		ok := true
 		switch c.Kind {
@@ -178,12 +211,12 @@ func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response
 			complete = true
 		}
 		if !ok {
-			return acc.Response(), context.Canceled
+			return acc.Response(), began, context.Canceled
 		}
 	}
-	resp := acc.Response()
+	resp = acc.Response()
 	if err := ctx.Err(); err != nil && !complete {
-		return resp, err
+		return resp, began, err
 	}
 	if resp.Message.Content != "" {
 		l.text = resp.Message.Content
@@ -191,7 +224,7 @@ func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response
 	}
 	l.e.st.AddUsage(ctx, l.modelLabel(), callUsage(resp))
 	l.s.emit(l.e.usageUpdate(resp.Usage))
-	return resp, nil
+	return resp, began, nil
 }
 
 // modelLabel is the "provider/model" of this run's model calls.

@@ -22,6 +22,7 @@ import (
 type runtimeOptions struct {
 	workspace []tool.WorkspaceOption
 	userMCP   map[string]mcptool.ServerConfig
+	notices   io.Writer // where the runtime's notices go (default stderr)
 }
 
 type runtimeOption func(*runtimeOptions)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 )
@@ -29,6 +29,9 @@ type output struct {
 	// traceID is the command's trace, given in the session event when
 	// telemetry is on.
 	traceID string
+	// advise says what to do about a failed run's error ("" when nothing);
+	// the advice goes to stderr in both modes.
+	advise func(error) string
 }
 
 func newOutput(e *env, asJSON bool) *output {
@@ -40,8 +43,13 @@ func newOutput(e *env, asJSON bool) *output {
 }
 
 func (o *output) event(ev agent.Event) {
-	switch ev.(type) {
+	switch e := ev.(type) {
 	case agent.Done:
+		if e.Status == agent.RunError && e.Err != nil && o.advise != nil {
+			if a := o.advise(e.Err); a != "" {
+				o.note("%s", a)
+			}
+		}
 		return // the invocation's single done is written by done()
 	case agent.SessionStarted:
 		if o.sawStart {
@@ -147,6 +155,9 @@ func (o *output) human(ev agent.Event) {
 	case agent.Error:
 		o.endText()
 		fmt.Fprintf(w, "error: %s\n", e.Message)
+	case agent.StreamRetry:
+		o.endText()
+		fmt.Fprintf(w, "the model's answer was cut off (%s); asking again — the text above is void\n", firstLine(e.Reason, 200))
 	case agent.Nested:
 		o.nested(e, 1)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/proctest"
+	"github.com/harness9/harness9/internal/lib/proctest"
 )
 
 // promInstall is how CI gets the Prometheus server (.ci/run).

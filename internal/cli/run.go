@@ -238,6 +238,7 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if sc := span.SpanContext(); sc.IsValid() {
 		out.traceID = sc.TraceID().String()
 	}
+	out.advise = rt.modelAdvice
 	out.notices(c.Warnings...)
 	out.notices(rt.takeNotices()...)
 	runOpts.Images = images

@@ -15,7 +15,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/service"
 )
 
 // shutdownGrace bounds how long serve waits for cancelled runs to save
@@ -44,8 +44,8 @@ func newServeCmd(e *env, g *globals) *cobra.Command {
 			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"), engine, idle)
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on (config [serve] listen)")
-	cmd.Flags().DurationVar(&idle, "idle-timeout", server.DefaultIdleTimeout, "release a session (its engine, lock and event ring) after it had "+
+	cmd.Flags().StringVar(&listen, "listen", service.DefaultListen, "address to listen on (config [serve] listen)")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", service.DefaultIdleTimeout, "release a session (its engine, lock and event ring) after it had "+
 		"no run and no event stream for this long; 0 keeps sessions open (config [serve] idle_timeout)")
 	cmd.Flags().StringVar(&engine, "engine", "", "where sessions run: local (in this process, the default; config engine) or temporal "+
 		"(durable workflows carried out by `harness9 worker` processes; this process runs no tools)")
@@ -80,11 +80,11 @@ func newTokenAddCmd(e *env, g *globals) *cobra.Command {
 					fmt.Fprintf(e.stderr, "harness9: warning: %s is not inside [serve] roots of %s; add it there, or serve refuses to start\n", a, c.File)
 				}
 			}
-			tok, err := server.NewToken()
+			tok, err := service.NewToken()
 			if err != nil {
 				return withCode(ExitError, err)
 			}
-			if err := c.AddServeToken(config.ServeToken{Name: args[0], SHA256: server.HashToken(tok), Roots: abs}); err != nil {
+			if err := c.AddServeToken(config.ServeToken{Name: args[0], SHA256: service.HashToken(tok), Roots: abs}); err != nil {
 				return usageErr("%v", err)
 			}
 			fmt.Fprintf(e.stderr, "Added token %q to %s. It is shown once; keep it somewhere safe:\n", args[0], c.File)
@@ -119,7 +119,7 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	case idle < 0 && c.Serve.IdleTimeout != "":
 		idle = c.Serve.Idle
 	case idle < 0:
-		idle = server.DefaultIdleTimeout
+		idle = service.DefaultIdleTimeout
 	}
 	if len(c.Serve.Roots) == 0 {
 		return usageErr("serve needs the directories sessions may use: add [serve] roots = [\"/path\"] to %s", c.File)
@@ -134,7 +134,7 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	if err != nil {
 		return err
 	}
-	var runner server.Runner
+	var runner service.Runner
 	var engineNote string
 	if c.Engine == config.EngineTemporal {
 		// The workers run the model and the tools: this process needs
@@ -150,27 +150,27 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		if _, _, err := newProvider(c, e.getenv); err != nil {
 			return err
 		}
-		runner = server.NewEngineRunner(store, localFactory(e, g))
+		runner = service.NewEngineRunner(store, localFactory(e, g))
 	}
-	var tokens []server.Token
+	var tokens []service.Token
 	for _, t := range c.Serve.Tokens {
-		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
+		tokens = append(tokens, service.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
 	}
-	opts := []server.Option{server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle)}
+	opts := []service.Option{service.WithTokens(tokens...), service.WithLogger(logger), service.WithIdleTimeout(idle)}
 	stopMetrics := func() {}
 	if tel != nil {
-		opts = append(opts, server.WithTracing(tel.Tracer, tel.Propagator))
+		opts = append(opts, service.WithTracing(tel.Tracer, tel.Propagator))
 		switch {
 		case tel.Metrics != nil && tel.PrometheusListen != "":
 			if stopMetrics, err = serveMetrics(e, tel.PrometheusListen, tel.Metrics); err != nil {
 				return err
 			}
 		case tel.Metrics != nil:
-			opts = append(opts, server.WithMetrics(tel.Metrics))
+			opts = append(opts, service.WithMetrics(tel.Metrics))
 		}
 	}
 	defer stopMetrics()
-	srv, err := server.New(runner, store, c.Serve.Roots, opts...)
+	srv, err := service.New(runner, store, c.Serve.Roots, opts...)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -225,7 +225,7 @@ func serveMetrics(e *env, listen string, h http.Handler) (func(), error) {
 // localFactory builds the engines of `serve --engine local`: each session
 // gets its workdir's own configuration (the project's .harness9/config.toml
 // rules, its tools, sandbox and lock).
-func localFactory(e *env, g *globals) server.EngineFactory {
+func localFactory(e *env, g *globals) service.EngineFactory {
 	return func(ctx context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
 		sg := *g
 		sg.workdir = workdir // g.load gives the global -C flag precedence

@@ -14,8 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/harness9/harness9/internal/browsertest"
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/harness9/harness9/internal/lib/browsertest"
+	"github.com/harness9/harness9/internal/lib/pgtest"
 )
 
 // confirmScript plans three files; executing, the model writes a.txt and

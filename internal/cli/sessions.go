@@ -11,7 +11,7 @@ import (
 
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"

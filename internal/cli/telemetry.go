@@ -60,6 +60,7 @@ func newLogger(e *env, f logFlags) (*slog.Logger, io.Closer, error) {
 	}
 	var w io.Writer = e.stderr
 	var closer io.Closer = io.NopCloser(nil)
+	e.logLevel, e.logToTerminal = level, f.file == ""
 	if f.file != "" {
 		file, err := os.OpenFile(f.file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/harness9/harness9/internal/lib/pgtest"
 	"github.com/harness9/harness9/internal/otelcoltest"
-	"github.com/harness9/harness9/internal/pgtest"
 )
 
 // A real OTLP collector receives one trace for a plan → approve → execute

@@ -1,7 +1,7 @@
 //go:build temporal
 
 // This file and run_durable.go are the CLI's wiring of the Temporal engine
-// (packages durable and internal/server/durablerunner): `run --engine
+// (packages durable and service/durablerunner): `run --engine
 // temporal`, `worker`, `sessions approve|refine|cancel` and `serve --engine
 // temporal`. They build only with `-tags temporal`: the
 // Temporal SDK, gRPC and their protobuf descriptors cost every process
@@ -29,8 +29,8 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/server"
-	"github.com/harness9/harness9/internal/server/durablerunner"
+	"github.com/harness9/harness9/service"
+	"github.com/harness9/harness9/service/durablerunner"
 	"github.com/harness9/harness9/session"
 )
 
@@ -71,7 +71,7 @@ func dialTemporal(ctx context.Context, e *env, c *config.Config) (client.Client,
 // durableServeRunner is serve's Runner for --engine temporal: sessions run
 // as workflows on this host's task queue. It returns the line serve prints
 // once it listens, and what to call when serve ends.
-func durableServeRunner(e *env, c *config.Config, store session.Store) (server.Runner, string, func(), error) {
+func durableServeRunner(e *env, c *config.Config, store session.Store) (service.Runner, string, func(), error) {
 	tc, err := dialTemporal(context.Background(), e, c)
 	if err != nil {
 		return nil, "", nil, err

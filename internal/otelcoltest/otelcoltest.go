@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package otelcoltest starts a real OpenTelemetry Collector for tests: the
 // OTLP receiver (gRPC and HTTP, on free ports) feeding the file exporter,
 // assembled from the Collector's official components in the module under
@@ -22,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/proctest"
+	"github.com/harness9/harness9/internal/lib/proctest"
 )
 
 // Collector is a running collector.
