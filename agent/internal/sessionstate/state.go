@@ -44,10 +44,13 @@ type State struct {
 	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
 	granted    []string        // allow rules the user's answers added for the project
 	usage      usageMark
-	eff        effective // the last effective history of a compacted session
-	usageHook  func(ctx context.Context, sessionID, model string, u session.Usage)
-	pending    map[usageKey]session.Usage // model calls not written yet (ledger.go)
-	now        func() time.Time
+	// lastContext is the context size of the last model call, saved with
+	// the state (a front end's gauge when the session is opened again).
+	lastContext int
+	eff         effective // the last effective history of a compacted session
+	usageHook   func(ctx context.Context, sessionID, model string, u session.Usage)
+	pending     map[usageKey]session.Usage // model calls not written yet (ledger.go)
+	now         func() time.Time
 }
 
 // Option configures a State.
