@@ -2,40 +2,16 @@ package eval_test
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/harness9/harness9/eval"
+	"github.com/harness9/harness9/internal/lib/browsertest"
 )
-
-// headlessChromium starts Debian's chromium, or skips (fails in CI, where
-// .ci/run installs it).
-func headlessChromium(t *testing.T) context.Context {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; CI must install it (apt-get install -y chromium)")
-		}
-		t.Skip("chromium is not installed; install it with: apt-get install -y chromium")
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
-		// Offline: a report that needed the network would show it.
-		chromedp.ProxyServer("http://127.0.0.1:9"))
-	ctx, cancel := chromedp.NewContext(alloc)
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelT(); cancel(); cancelAlloc() })
-	return ctx
-}
 
 // checkHTMLReport writes the report of the smoke suite's records and opens
 // it in a browser: the plots are there, one bar per configuration, one dot
@@ -50,7 +26,7 @@ func checkHTMLReport(t *testing.T, recs []eval.Record) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx := headlessChromium(t)
+	ctx := browsertest.Start(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path), chromedp.WaitVisible("#grid")); err != nil {
 		t.Fatalf("open the report: %v", err)
 	}
