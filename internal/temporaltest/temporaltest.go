@@ -32,6 +32,12 @@ type Server struct {
 	Address string
 	// Log is the server's output file.
 	Log string
+
+	bin  string
+	args []string
+	logf *os.File
+	proc *exec.Cmd
+	done chan struct{} // closed when proc exits
 }
 
 // Find returns the temporal CLI's path: on PATH or in $(go env GOPATH)/bin.
@@ -88,32 +94,23 @@ func start(t testing.TB, bin string) (*Server, error) {
 	t.Helper()
 	dir := t.TempDir()
 	ports := freePorts(t, 3)
-	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log")}
+	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log"), bin: bin,
+		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
+			"--port", ports[0], "--http-port", ports[1], "--metrics-port", ports[2],
+			"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error"}}
 	logf, err := os.Create(s.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-		"--port", ports[0], "--http-port", ports[1], "--metrics-port", ports[2],
-		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("cannot start %s: %v", bin, err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	s.logf = logf
 	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
+		s.stop()
 		logf.Close()
 	})
-	if err := s.waitReady(exited); err != nil {
+	if err := s.launch(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.waitReady(s.done); err != nil {
 		out, _ := os.ReadFile(s.Log)
 		if strings.Contains(string(out), "address already in use") {
 			return nil, errPortTaken
@@ -121,6 +118,52 @@ func start(t testing.TB, bin string) (*Server, error) {
 		return nil, fmt.Errorf("the Temporal dev server did not become ready: %w\n%s", err, out)
 	}
 	return s, nil
+}
+
+// launch starts the server process.
+func (s *Server) launch() error {
+	cmd := exec.Command(s.bin, s.args...)
+	cmd.Stdout, cmd.Stderr = s.logf, s.logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start %s: %v", s.bin, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	s.proc, s.done = cmd, done
+	return nil
+}
+
+// stop ends the server process (SIGTERM to its group, SIGKILL after 10 s).
+func (s *Server) stop() {
+	if s.proc == nil {
+		return
+	}
+	_ = syscall.Kill(-s.proc.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-s.proc.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+	s.proc = nil
+}
+
+// Restart stops the server, waits down, and starts it again on the same
+// ports with the same database: workflows, their histories and task
+// queues survive, as with a real cluster's restart. Clients connected
+// meanwhile see it unavailable.
+func (s *Server) Restart(t testing.TB, down time.Duration) {
+	t.Helper()
+	s.stop()
+	time.Sleep(down)
+	if err := s.launch(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.waitReady(s.done); err != nil {
+		out, _ := os.ReadFile(s.Log)
+		t.Fatalf("the Temporal dev server did not come back: %v\n%s", err, out)
+	}
 }
 
 // waitReady dials until the frontend answers a health check and the

@@ -1,0 +1,102 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness9/harness9/internal/pgtest"
+)
+
+// pgOutage stops the PostgreSQL server for ten seconds and starts it
+// again on the same port (a restart, or a database host that vanished and
+// came back).
+func pgOutage(t *testing.T, pg *pgtest.Cluster) {
+	t.Helper()
+	if err := pg.Down(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Second)
+	if err := pg.Up(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Through the binary: three sessions execute their plans on `serve` (local
+// engine) over PostgreSQL, each followed by an event stream, when the
+// database goes away for ten seconds. Nobody intervenes: every run ends
+// completed, every stream saw each call answered once, every stored session
+// is intact, serve holds each session again (another process is told it is
+// busy) and stops cleanly.
+func TestServeRidesOutAPostgresRestart(t *testing.T) {
+	pg := pgtest.Private(t)
+	h := newHarness(t)
+	h.env = append(h.env, "HARNESS9_STORE="+pg.NewDatabase(t))
+	root := t.TempDir()
+	token := serveSetup(t, h, root)
+	model := h.script(stepsScript(t, 3, "1"))
+	s := h.serve(model)
+	ids, dirs, logs := planned(t, s, token, root, 3)
+	for _, id := range ids {
+		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
+			t.Fatalf("approve: %d %v", code, body)
+		}
+	}
+	for _, l := range logs {
+		l.wait(t, "tool_call", "", 2, time.Minute) // executing
+	}
+	pgOutage(t, pg)
+	for i, l := range logs {
+		l.wait(t, "done", "completed", 1, 3*time.Minute)
+		if n := l.count("done", "error"); n > 0 {
+			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
+		}
+		l.answered(t)
+	}
+	for i, id := range ids {
+		checkIntact(t, h.stored(id), dirs[i], 3)
+	}
+	r := h.run("", "run", "--resume", ids[0], "-C", dirs[0], "-m", model, "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "busy") {
+		t.Errorf("run --resume of a session serve holds after the restart: exit %d, %s; want 1 and busy", r.code, r.stderr)
+	}
+	if c := s.stop(); c != 0 {
+		t.Fatalf("serve exited %d\n%s", c, s.logs)
+	}
+}
+
+// The same outage under `serve --engine temporal` with two workers: the
+// workers' steps write to the database; the workflows carry on when it is
+// back (a step that failed meanwhile is retried by Temporal, as it would be
+// without the store's own retries).
+func TestServeTemporalRidesOutAPostgresRestart(t *testing.T) {
+	pg := pgtest.Private(t)
+	h := newDurableHarness(t)
+	h.env = append(h.env, "HARNESS9_STORE="+pg.NewDatabase(t))
+	root := t.TempDir()
+	token := serveSetup(t, h.harness, root)
+	model := h.script(stepsScript(t, 3, "1"))
+	h.worker()
+	h.worker()
+	s := h.serve(model, "--engine", "temporal")
+	ids, dirs, logs := planned(t, s, token, root, 3)
+	for _, id := range ids {
+		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
+			t.Fatalf("approve: %d %v", code, body)
+		}
+	}
+	for _, l := range logs {
+		l.wait(t, "tool_call", "", 2, time.Minute)
+	}
+	pgOutage(t, pg)
+	for i, l := range logs {
+		l.wait(t, "done", "completed", 1, 3*time.Minute)
+		if n := l.count("done", "error"); n > 0 {
+			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
+		}
+		l.answered(t)
+	}
+	for i, id := range ids {
+		checkIntact(t, h.stored(id), dirs[i], 3)
+	}
+}
