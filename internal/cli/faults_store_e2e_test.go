@@ -100,3 +100,37 @@ func TestServeTemporalRidesOutAPostgresRestart(t *testing.T) {
 		checkIntact(t, h.stored(id), dirs[i], 3)
 	}
 }
+
+// Temporal's server restarts (down for ten seconds, same database) while
+// three workflows execute, started by `serve --engine temporal` and carried
+// out by two workers over the SQLite store: the workers and serve reconnect
+// by themselves, every run completes and every session is intact.
+func TestServeTemporalRidesOutATemporalRestart(t *testing.T) {
+	h := newDurableHarness(t)
+	root := t.TempDir()
+	token := serveSetup(t, h.harness, root)
+	model := h.script(stepsScript(t, 3, "1"))
+	h.worker()
+	h.worker()
+	s := h.serve(model, "--engine", "temporal")
+	ids, dirs, logs := planned(t, s, token, root, 3)
+	for _, id := range ids {
+		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
+			t.Fatalf("approve: %d %v", code, body)
+		}
+	}
+	for _, l := range logs {
+		l.wait(t, "tool_call", "", 2, time.Minute)
+	}
+	h.server.Restart(t, 10*time.Second)
+	for i, l := range logs {
+		l.wait(t, "done", "completed", 1, 4*time.Minute)
+		if n := l.count("done", "error"); n > 0 {
+			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
+		}
+		l.answered(t)
+	}
+	for i, id := range ids {
+		checkIntact(t, h.stored(id), dirs[i], 3)
+	}
+}
