@@ -16,9 +16,10 @@ import (
 	"github.com/harness9/harness9/planning"
 )
 
-// stepsScript plans n steps and carries each out: in progress, a bash call
-// that sleeps (the session is mid-execution for a while) and writes
-// step-<i>.txt, completed; then it says it is done. Its turns follow the
+// stepsScript plans n steps and carries each out: in progress, write
+// step-<i>.txt, a bash call that sleeps (checking the step: the session is
+// mid-execution for a while, and a command cut short changes no file),
+// completed; then it says it is done. Its turns follow the
 // stored history (scripted files count assistant messages), so a session
 // whose messages were lost or doubled would replay a turn, and the call ids
 // (call_<turn>_1) would repeat.
@@ -48,7 +49,8 @@ func stepsScript(t *testing.T, n int, sleep string) string {
 		turns = append(turns,
 			turnJSON{"calls": []any{call("todo_write", todos(i-1, i))}},
 			turnJSON{"text": fmt.Sprintf("Working on step %d.", i),
-				"calls": []any{call("bash", map[string]any{"command": fmt.Sprintf("sleep %s; echo %d > step-%d.txt", sleep, i, i)})}},
+				"calls": []any{call("write_file", map[string]any{"path": fmt.Sprintf("step-%d.txt", i), "content": fmt.Sprint(i)})}},
+			turnJSON{"calls": []any{call("bash", map[string]any{"command": fmt.Sprintf("sleep %s; grep -q %d step-%d.txt", sleep, i, i)})}},
 			turnJSON{"calls": []any{call("todo_write", todos(i, 0))}})
 	}
 	turns = append(turns, turnJSON{"text": "All steps done."})
@@ -60,7 +62,7 @@ func stepsScript(t *testing.T, n int, sleep string) string {
 }
 
 // stepsTurns is the number of assistant turns stepsScript plays.
-func stepsTurns(n int) int { return 1 + 3*n + 1 }
+func stepsTurns(n int) int { return 1 + 4*n + 1 }
 
 // checkIntact checks a session that ran stepsScript(n) to the end, as the
 // store has it: every tool call answered exactly once, right after its

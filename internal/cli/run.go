@@ -256,6 +256,10 @@ func (h *headless) explainEnd(status agent.RunStatus) {
 			h.maxTurns, id)
 	case agent.RunStalled:
 		h.out.note("Auto-execution stopped. Say what to do next with: harness9 run --resume %s \"PROMPT\", or retry it with: harness9 run --resume %s --approve auto", id, id)
+	case agent.RunCancelled:
+		if h.eng.NextStep() == planning.StepContinue {
+			h.out.note("Interrupted; the session is saved. Continue the plan with: harness9 run --resume %s --approve auto", id)
+		}
 	}
 }
 

@@ -538,6 +538,13 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 			return nil
 		}
 		select {
+		case <-s.quit:
+			// Shutdown closes quit once the runs it cancelled have
+			// ended: their last events went out above.
+			return nil
+		default:
+		}
+		select {
 		case <-changed:
 		case <-keepAlive.C:
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
@@ -545,8 +552,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 			}
 		case <-r.Context().Done():
 			return nil
-		case <-s.quit:
-			return nil
+		case <-s.quit: // once more round the loop: what is left, then return
 		}
 	}
 }

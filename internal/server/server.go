@@ -152,18 +152,28 @@ func (s *Server) runContext() (context.Context, context.CancelFunc, bool) {
 // it after (or while) http.Server.Shutdown stops accepting requests.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	if !s.closing {
+	first := !s.closing
+	if first {
 		s.closing = true
-		close(s.quit)
 		s.stopAll()
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.runs.Wait(); close(done) }()
+	var late error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("serve: runs did not stop in time: %w", ctx.Err())
+		late = fmt.Errorf("serve: runs did not stop in time: %w", ctx.Err())
+	}
+	// Event streams end after the cancelled runs' last events (done
+	// cancelled, the state) were published, so a client sees how its run
+	// ended.
+	if first {
+		close(s.quit)
+	}
+	if late != nil {
+		return late
 	}
 	// Lock order is l.mu before s.mu (open holds l.mu while it checks
 	// s.closing): take the list first, then each session's lock.
