@@ -17,13 +17,15 @@ import (
 )
 
 // stepsScript plans n steps and carries each out: in progress, write
-// step-<i>.txt, a bash call that sleeps (checking the step: the session is
-// mid-execution for a while, and a command cut short changes no file),
-// completed; then it says it is done. Its turns follow the
+// step-<i>.txt, a bash call that notes its run in runs-<i>.txt and sleeps
+// (checking the step: the session is mid-execution for a while, and a
+// command cut short changes no other file), completed; then it says it is
+// done. Step i sleeps sleeps[i-1] seconds (the last one given for the
+// rest). Its turns follow the
 // stored history (scripted files count assistant messages), so a session
 // whose messages were lost or doubled would replay a turn, and the call ids
 // (call_<turn>_1) would repeat.
-func stepsScript(t *testing.T, n int, sleep string) string {
+func stepsScript(t *testing.T, n int, sleeps ...string) string {
 	t.Helper()
 	todos := func(done, active int) map[string]any {
 		var items []map[string]string
@@ -50,7 +52,8 @@ func stepsScript(t *testing.T, n int, sleep string) string {
 			turnJSON{"calls": []any{call("todo_write", todos(i-1, i))}},
 			turnJSON{"text": fmt.Sprintf("Working on step %d.", i),
 				"calls": []any{call("write_file", map[string]any{"path": fmt.Sprintf("step-%d.txt", i), "content": fmt.Sprint(i)})}},
-			turnJSON{"calls": []any{call("bash", map[string]any{"command": fmt.Sprintf("sleep %s; grep -q %d step-%d.txt", sleep, i, i)})}},
+			turnJSON{"calls": []any{call("bash", map[string]any{"command": fmt.Sprintf("echo run >> runs-%d.txt; sleep %s; grep -q %d step-%d.txt",
+				i, sleeps[min(i, len(sleeps))-1], i, i)})}},
 			turnJSON{"calls": []any{call("todo_write", todos(i, 0))}})
 	}
 	turns = append(turns, turnJSON{"text": "All steps done."})
@@ -59,6 +62,13 @@ func stepsScript(t *testing.T, n int, sleep string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// commandRuns is how many times step i's command ran in dir.
+func commandRuns(t *testing.T, dir string, i int) int {
+	t.Helper()
+	b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("runs-%d.txt", i)))
+	return strings.Count(string(b), "run")
 }
 
 // stepsTurns is the number of assistant turns stepsScript plays.

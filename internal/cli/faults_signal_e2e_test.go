@@ -210,3 +210,89 @@ func tuiPID(t *testing.T, panePID string) int {
 	t.Fatalf("no harness9 under the pane's shell %d (children %q)", sh, b)
 	return 0
 }
+
+// workerProc is a `harness9 worker` the test stops itself.
+type workerProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  *strings.Builder
+}
+
+func (h *durableHarness) startWorker(args ...string) *workerProc {
+	h.t.Helper()
+	w := &workerProc{cmd: exec.Command(h.binary(), append([]string{"worker"}, args...)...), done: make(chan struct{}), log: &strings.Builder{}}
+	w.cmd.Env = h.env
+	w.cmd.Stderr = w.log
+	if err := w.cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	go func() { _ = w.cmd.Wait(); close(w.done) }()
+	h.t.Cleanup(func() {
+		_ = w.cmd.Process.Kill()
+		<-w.done
+		if h.t.Failed() {
+			h.t.Logf("worker %d log:\n%s", w.cmd.Process.Pid, w.log.String())
+		}
+	})
+	return w
+}
+
+// SIGTERM to the only worker while a step of an execution runs a command:
+// the worker stops taking work, lets the command finish (its drain time,
+// 20 s by default, covers it) and exits 0; the step is not run again. A
+// second worker, with --drain-timeout 1s, is stopped in a longer command:
+// it cancels the step and exits at once; a third worker runs that step
+// again and carries the plan to the end. The session is intact.
+func TestSIGTERMWorkerDuringExecution(t *testing.T) {
+	h := newDurableHarness(t)
+	root := t.TempDir()
+	token := serveSetup(t, h.harness, root)
+	model := h.script(stepsScript(t, 2, "4", "60"))
+	w := h.startWorker()
+	s := h.serve(model, "--engine", "temporal")
+	ids, dirs, logs := planned(t, s, token, root, 1)
+	if code, body := s.post(token, "/api/sessions/"+ids[0]+"/review", `{"choice": "approve_auto"}`); code != 200 {
+		t.Fatalf("approve: %d %v", code, body)
+	}
+	stop := func(w *workerProc) {
+		t.Helper()
+		begun := time.Now()
+		_ = w.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-w.done:
+		case <-time.After(2 * drainBound):
+			t.Fatalf("the worker did not stop\n%s", w.log.String())
+		}
+		if took := time.Since(begun); took > drainBound {
+			t.Errorf("the worker took %v to stop", took)
+		}
+		if code := w.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("the worker exited %d after SIGTERM\n%s", code, w.log.String())
+		}
+	}
+	started := func(step int) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for commandRuns(t, dirs[0], step) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("step %d's command never started\n%s", step, w.log.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	started(1)
+	stop(w)
+	w = h.startWorker("--drain-timeout", "1s")
+	started(2)
+	stop(w)
+	h.startWorker()
+	logs[0].wait(t, "done", "completed", 1, 4*time.Minute)
+	logs[0].answered(t)
+	checkIntact(t, h.stored(ids[0]), dirs[0], 2)
+	if n := commandRuns(t, dirs[0], 1); n != 1 {
+		t.Errorf("step 1's command ran %d times; the stopping worker should have finished it, once", n)
+	}
+	if n := commandRuns(t, dirs[0], 2); n != 2 {
+		t.Errorf("step 2's command ran %d times; cancelled on the stopping worker, it runs again on the next", n)
+	}
+}
