@@ -185,6 +185,19 @@ func (l *sseLog) count(typ, status string) int {
 	return n
 }
 
+// find returns the events of typ received so far.
+func (l *sseLog) find(typ string) []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for _, ev := range l.events {
+		if ev["type"] == typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 // wait waits until the stream holds k events of typ (and status).
 func (l *sseLog) wait(t *testing.T, typ, status string, k int, within time.Duration) {
 	t.Helper()
