@@ -151,16 +151,19 @@ func (l *turnLoop) request() llm.Request {
 	}
 }
 
-// callModel streams one model call, forwarding text and reasoning as
-// deltas, and reports the whole message and the usage once it completes.
-// On failure the partial response is returned with the error.
-func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response, error) {
+// streamOnce streams one attempt of a model call, forwarding text and
+// reasoning as deltas, and reports the whole message and the usage once it
+// completes. On failure the partial response is returned with the error;
+// delivered says whether any chunk arrived (a provider retries a call only
+// before that).
+func (l *turnLoop) streamOnce(ctx context.Context, req llm.Request) (resp llm.Response, delivered bool, err error) {
 	var acc llm.Accumulator
 	complete := false
 	for c, err := range l.e.provider.Stream(ctx, req) {
 		if err != nil {
-			return acc.Response(), err
+			return acc.Response(), delivered, err
 		}
+		delivered = true
 		acc.Add(c)
 		ok := true
 		switch c.Kind {
@@ -172,33 +175,35 @@ func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response
 			complete = true
 		}
 		if !ok {
-			return acc.Response(), context.Canceled
+			return acc.Response(), delivered, context.Canceled
 		}
 	}
-	resp := acc.Response()
+	resp = acc.Response()
 	if err := ctx.Err(); err != nil && !complete {
-		return resp, err
+		return resp, delivered, err
 	}
 	if resp.Message.Content != "" {
 		l.text = resp.Message.Content
 		l.s.emit(Text{Text: resp.Message.Content})
 	}
 	l.s.emit(l.e.usageUpdate(resp.Usage))
-	return resp, nil
+	return resp, delivered, nil
 }
 
-// modelFailed ends a loop whose model call failed or was cancelled. The
-// partial text already streamed is kept in the history; tool calls of an
-// unfinished message are dropped since none of them ran.
+// modelFailed ends a loop whose model call failed or was cancelled. A run
+// the user cancelled keeps the text already streamed in the history (what
+// they saw said); tool calls of an unfinished message are dropped since none
+// of them ran. A call that failed stores nothing: half an answer is not the
+// model's turn, and a step retried later must not take it for one.
 func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error) (RunStatus, error) {
-	partial := resp.Message
-	partial.ToolCalls = nil
-	if partial.Content != "" || partial.Reasoning != "" {
-		if perr := l.e.st.Append(ctx, partial); perr != nil {
-			l.e.log.Warn("agent: could not save the partial answer", "err", perr)
-		}
-	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		partial := resp.Message
+		partial.ToolCalls = nil
+		if partial.Content != "" || partial.Reasoning != "" {
+			if perr := l.e.st.Append(ctx, partial); perr != nil {
+				l.e.log.Warn("agent: could not save the partial answer", "err", perr)
+			}
+		}
 		return RunCancelled, err
 	}
 	return RunError, fmt.Errorf("agent: the model call failed: %w", err)

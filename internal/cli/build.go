@@ -406,6 +406,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		agent.WithPermissionStore(c.SaveProjectAllow),
 		agent.WithSubagents(rt.agents),
 		agent.WithSubagentLimits(c.Agents.MaxParallel, c.Agents.MaxDepth, c.Agents.MaxTurns),
+		// An answer whose stream broke off is asked again within the
+		// same [retry] limits the provider keeps before any chunk.
+		agent.WithModelRetry(retryPolicy(c)),
 	}
 	if rt.hooks != nil {
 		opts = append(opts, agent.WithHooks(rt.hooks))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/eventjson"
@@ -138,6 +139,9 @@ func (o *output) human(ev agent.Event) {
 	case agent.Error:
 		o.endText()
 		fmt.Fprintf(w, "error: %s\n", e.Message)
+	case agent.ModelRetry:
+		o.endText()
+		fmt.Fprintf(w, "⟳ the answer broke off (%v); asking again in %v (attempt %d)\n", e.Err, e.Wait.Round(time.Millisecond), e.Attempt)
 	case agent.Nested:
 		o.nested(e, 1)
 	}

@@ -100,6 +100,15 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 	case agent.Error:
 		m.sawError = true
 		m.errorLine("✗ " + ev.Message)
+	case agent.ModelRetry:
+		// The streamed part of the answer is void: it stays on screen,
+		// marked, and the answer asked again starts a block of its own.
+		if m.stream != nil {
+			m.stream.text += " … (broke off)"
+			m.stream.streaming, m.stream.dirty = false, true
+			m.stream = nil
+		}
+		m.note(fmt.Sprintf("The model's answer broke off (%v); asking again (attempt %d).", ev.Err, ev.Attempt))
 	case *agent.ApprovalRequest:
 		if m.perm != nil {
 			// Sub-agents running in parallel can ask at once: each
