@@ -10,15 +10,34 @@ import (
 
 // pgOutage stops the PostgreSQL server for ten seconds and starts it
 // again on the same port (a restart, or a database host that vanished and
-// came back).
-func pgOutage(t *testing.T, pg *pgtest.Cluster) {
+// came back). Meanwhile serve's /readyz says the store is not ready; after,
+// ready again, by itself.
+func pgOutage(t *testing.T, pg *pgtest.Cluster, s *serveProc) {
 	t.Helper()
 	if err := pg.Down(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Second)
+	time.Sleep(2 * time.Second)
+	if code, body := s.get("", "/readyz"); code != 503 || body["checks"].(map[string]any)["store"] == "ok" {
+		t.Errorf("/readyz with the database down: %d %v", code, body)
+	}
+	if code, _ := s.get("", "/healthz"); code != 200 {
+		t.Errorf("/healthz with the database down: %d", code)
+	}
+	time.Sleep(8 * time.Second)
 	if err := pg.Up(); err != nil {
 		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, body := s.get("", "/readyz")
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz after the database came back: %d %v", code, body)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -45,7 +64,7 @@ func TestServeRidesOutAPostgresRestart(t *testing.T) {
 	for _, l := range logs {
 		l.wait(t, "tool_call", "", 2, time.Minute) // executing
 	}
-	pgOutage(t, pg)
+	pgOutage(t, pg, s)
 	for i, l := range logs {
 		l.wait(t, "done", "completed", 1, 3*time.Minute)
 		if n := l.count("done", "error"); n > 0 {
@@ -88,7 +107,7 @@ func TestServeTemporalRidesOutAPostgresRestart(t *testing.T) {
 	for _, l := range logs {
 		l.wait(t, "tool_call", "", 2, time.Minute)
 	}
-	pgOutage(t, pg)
+	pgOutage(t, pg, s)
 	for i, l := range logs {
 		l.wait(t, "done", "completed", 1, 3*time.Minute)
 		if n := l.count("done", "error"); n > 0 {

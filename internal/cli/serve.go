@@ -153,7 +153,7 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
 	}
 	srv, err := server.New(runner, store, c.Serve.Roots,
-		server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle))
+		server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle), server.WithLimits(serveLimits(c.Serve)))
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -188,6 +188,25 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	}
 	fmt.Fprintln(e.stderr, "harness9 serve: stopped; every session can be resumed")
 	return nil
+}
+
+// serveLimits is [serve]'s limits over the server's defaults.
+func serveLimits(sc config.ServeConfig) server.Limits {
+	l := server.DefaultLimits()
+	set := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&l.MaxRuns, sc.MaxRuns)
+	set(&l.MaxRunsPerToken, sc.MaxRunsPerToken)
+	set(&l.MaxQueued, sc.MaxQueued)
+	set(&l.Burst, sc.Burst)
+	set(&l.MaxStreams, sc.MaxStreams)
+	if sc.Rate != nil {
+		l.Rate = *sc.Rate
+	}
+	return l
 }
 
 // localFactory builds the engines of `serve --engine local`: each session

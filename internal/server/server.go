@@ -46,6 +46,10 @@ type Server struct {
 
 	rawTokens []Token
 
+	limits Limits
+	slots  *runSlots
+	rates  *rates
+
 	mux *http.ServeMux
 	// routes are the patterns registered on mux, for the OpenAPI check.
 	routes []string
@@ -88,10 +92,11 @@ func WithIdleTimeout(d time.Duration) Option { return func(s *Server) { s.idle =
 // inside them.
 func New(runner Runner, store session.Store, roots []string, opts ...Option) (*Server, error) {
 	s := &Server{runner: runner, store: store, maxBody: DefaultMaxBody, ring: DefaultRingSize, idle: DefaultIdleTimeout,
-		sessions: map[string]*live{}, quit: make(chan struct{})}
+		limits: DefaultLimits(), sessions: map[string]*live{}, quit: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
+	s.slots, s.rates = newRunSlots(s.limits), newRates(s.limits)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -228,7 +233,7 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	// review sent with `harness9 sessions approve`, another replica).
 	if rem, ok := sess.(Remote); ok && idle {
 		if events := rem.Attach(ctx); events != nil {
-			if _, err := l.begin(); err == nil {
+			if _, err := l.begin(""); err == nil {
 				_ = l.start(events)
 			}
 		}

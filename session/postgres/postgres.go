@@ -135,6 +135,14 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// Ping checks that the database answers, once (no retry): readiness.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("the session database %s does not answer: %w", s.dsn, err)
+	}
+	return nil
+}
+
 // DSN returns the database's URL with its password replaced by "xxxxx".
 func (s *Store) DSN() string { return s.dsn }
 

@@ -166,6 +166,15 @@ func (s *Store) init(ctx context.Context) error {
 	return nil
 }
 
+// Ping checks that the database can be read: readiness.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE 0").Scan(&n); err != nil {
+		return fmt.Errorf("the session database %s cannot be read: %w", s.path, err)
+	}
+	return nil
+}
+
 // Path returns the database file's absolute path.
 func (s *Store) Path() string { return s.path }
 
