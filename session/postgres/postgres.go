@@ -39,9 +39,9 @@ type Store struct {
 	hostname string
 	retryFor time.Duration
 
-	locksMu sync.Mutex
-	locks   map[string]*lock // the session locks this store holds
-	keeping chan struct{}    // closed by Close: keep stops
+	locksMu   sync.Mutex
+	lockConns []*lockConn   // the connections holding session locks (lock.go)
+	keeping   chan struct{} // closed by Close: keep stops
 	// keepEvery is how often keep checks the held locks.
 	keepEvery time.Duration
 }
@@ -127,7 +127,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, fail(err)
 	}
 	s := &Store{pool: pool, dsn: red, now: cfg.now, newID: cfg.newID, hostname: cfg.hostname, retryFor: cfg.retryFor,
-		locks: map[string]*lock{}, keepEvery: defaultKeepEvery}
+		keepEvery: defaultKeepEvery}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, fail(err)
@@ -146,15 +146,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // DSN returns the database's URL with its password replaced by "xxxxx".
 func (s *Store) DSN() string { return s.dsn }
 
-// Close closes the pool. Session locks taken with LockSession are released
-// by their own Release. The Store must not be used afterwards.
+// Close closes the pool and the connections holding session locks (which
+// frees the locks). The Store must not be used afterwards.
 func (s *Store) Close() error {
-	s.locksMu.Lock()
-	if s.keeping != nil {
-		close(s.keeping)
-		s.keeping = nil
-	}
-	s.locksMu.Unlock()
+	s.closeLocks()
 	s.pool.Close()
 	return nil
 }

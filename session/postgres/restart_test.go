@@ -306,3 +306,52 @@ func TestAppendIsNotDoubledWhenTheAnswerIsLost(t *testing.T) {
 		})
 	}
 }
+
+// Many held sessions share a few connections: a process running a
+// thousand sessions does not need a thousand connections. The same store
+// asking for a session it holds is told it is busy (advisory locks are
+// reentrant on one connection; the one-writer rule is not).
+func TestManyLocksFewConnections(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	s := openTest(t, dsn)
+	var rels []session.Releaser
+	var ids []string
+	for range 40 {
+		sess := &session.Session{Workdir: "/w"}
+		if err := s.Create(ctx, sess); err != nil {
+			t.Fatal(err)
+		}
+		rel, err := s.LockSession(ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels = append(rels, rel)
+		ids = append(ids, sess.ID)
+		if err := s.AppendMessage(ctx, sess.ID, llm.Message{Role: llm.RoleUser, Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var conns int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()`).Scan(&conns); err != nil {
+		t.Fatal(err)
+	}
+	if max := int(s.pool.Config().MaxConns) + lockConns; conns > max {
+		t.Errorf("40 held sessions use %d connections, want at most %d (the pool and %d lock connections)", conns, max, lockConns)
+	}
+	_, err := s.LockSession(ctx, ids[0])
+	wantBusy(t, err, os.Getpid(), s.hostname)
+	other := openTest(t, dsn, WithHostname("other"))
+	_, err = other.LockSession(ctx, ids[1])
+	wantBusy(t, err, os.Getpid(), s.hostname)
+	for _, r := range rels {
+		if err := r.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, err := other.LockSession(ctx, ids[1])
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	rel.Release()
+}
