@@ -7,9 +7,10 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -97,7 +98,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 		// Only a status no run can start from (another process's Running
 		// would have been restored as Idle) gets here; the run goes on and
 		// the status stays what it was.
-		e.log.Warn("agent: the planning workflow refused to start a run", "err", err)
+		e.log.WarnContext(ctx, "agent: the planning workflow refused to start a run", "err", err)
 	}
 	gate := e.withDenyRules(e.gateFor(mode))
 	if rs.restrict != nil {
@@ -126,7 +127,7 @@ func (e *Engine) systemPrompt() string {
 // and saves the planning state.
 func (e *Engine) leave(ctx context.Context) {
 	if err := e.st.FinishRun(ctx); err != nil {
-		e.log.Warn("agent: the planning workflow refused to end a run", "err", err)
+		e.log.WarnContext(ctx, "agent: the planning workflow refused to end a run", "err", err)
 	}
 }
 
@@ -186,8 +187,24 @@ func (l *turnLoop) streamOnce(ctx context.Context, req llm.Request) (resp llm.Re
 		l.text = resp.Message.Content
 		l.s.emit(Text{Text: resp.Message.Content})
 	}
+	l.e.st.AddUsage(ctx, l.modelLabel(), callUsage(resp))
 	l.s.emit(l.e.usageUpdate(resp.Usage))
 	return resp, delivered, nil
+}
+
+// modelLabel is the "provider/model" of this run's model calls.
+func (l *turnLoop) modelLabel() string {
+	if l.model == l.e.cfg.model {
+		return l.e.cfg.modelLabel
+	}
+	return l.e.provider.Name() + "/" + l.model
+}
+
+// callUsage is what one model call used, for the usage ledger.
+func callUsage(resp llm.Response) session.Usage {
+	u := resp.Usage
+	return session.Usage{ModelCalls: 1, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ToolCalls: len(resp.Message.ToolCalls)}
 }
 
 // modelFailed ends a loop whose model call failed or was cancelled. A run
@@ -201,7 +218,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 		partial.ToolCalls = nil
 		if partial.Content != "" || partial.Reasoning != "" {
 			if perr := l.e.st.Append(ctx, partial); perr != nil {
-				l.e.log.Warn("agent: could not save the partial answer", "err", perr)
+				l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)
 			}
 		}
 		return RunCancelled, err

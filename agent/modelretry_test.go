@@ -58,13 +58,13 @@ func TestModelRetryGivesUp(t *testing.T) {
 	}
 }
 
-// Without WithModelRetry a broken answer fails the run at once.
+// With llm.NoRetry a broken answer fails the run at once.
 func TestNoModelRetryFailsAtOnce(t *testing.T) {
 	h := newHarness(t, broke("half"), scripted.Turn{Text: "never asked"})
-	eng := h.engine()
+	eng := h.engine(agent.WithModelRetry(llm.NoRetry))
 	evs := drain(t, eng.Run(context.Background(), "please"))
 	wantDone(t, evs, agent.RunError)
 	if len(ofType[agent.ModelRetry](evs)) != 0 || h.p.Remaining() != 1 {
-		t.Fatalf("the call was retried without a policy")
+		t.Fatalf("the call was retried under llm.NoRetry")
 	}
 }

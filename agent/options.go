@@ -69,6 +69,8 @@ type config struct {
 	parentID          string // a sub-agent's parent session
 	childTitle        string // a sub-agent's session title (the task's description)
 	modelRetry        *llm.RetryPolicy
+	agentName         string // a sub-agent's definition name
+	observer          Observer
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

@@ -22,9 +22,19 @@ import (
 type runtimeOptions struct {
 	workspace []tool.WorkspaceOption
 	userMCP   map[string]mcptool.ServerConfig
+	notices   io.Writer // where the runtime's notices go (default stderr)
+	store     session.Store
 }
 
 type runtimeOption func(*runtimeOptions)
+
+// withSharedStore makes the runtime use store, which its caller opened and
+// closes, instead of opening the configured one: serve's sessions share
+// serve's store (one pool, a few lock connections) rather than each
+// holding connections of its own.
+func withSharedStore(store session.Store) runtimeOption {
+	return func(o *runtimeOptions) { o.store = store }
+}
 
 // withUserMCP adds MCP servers that are the user's own, like config.toml's
 // (they start whether or not the project is trusted); they win a name clash.
@@ -123,7 +133,7 @@ func (h *acpHost) Open(ctx context.Context, o acp.OpenOptions) (*acp.Runtime, er
 	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(ctx, c, p, r, h.e.stderr, withUserMCP(o.MCP), withEditor(o.Editor))
+	rt, err := newRuntime(ctx, h.e, c, p, r, withUserMCP(o.MCP), withEditor(o.Editor))
 	if err != nil {
 		return nil, err
 	}

@@ -152,6 +152,9 @@ func TestSIGTERMTUIDuringExecution(t *testing.T) {
 	tm("send-keys", "-t", "h9", "-l", "carry out the steps")
 	tm("send-keys", "-t", "h9", "Enter")
 	waitFor("Plan ready for review")
+	// Keys typed within the dialog's guard delay (tui.DefaultDialogDelay,
+	// 500 ms) after it appears are not taken as answers.
+	time.Sleep(700 * time.Millisecond)
 	tm("send-keys", "-t", "h9", "1")
 	tm("send-keys", "-t", "h9", "Enter")
 

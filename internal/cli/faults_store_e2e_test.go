@@ -1,11 +1,15 @@
 package cli_test
 
 import (
+	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/harness9/harness9/internal/lib/pgtest"
 )
 
 // pgOutage stops the PostgreSQL server for ten seconds and starts it
@@ -151,5 +155,36 @@ func TestServeTemporalRidesOutATemporalRestart(t *testing.T) {
 	}
 	for i, id := range ids {
 		checkIntact(t, h.stored(id), dirs[i], 3)
+	}
+}
+
+// Sessions serve holds share its store: sixteen sessions awaiting review
+// use serve's pool and a few lock connections, not connections of their
+// own (each session's runtime used to open a store: a pool and a lock
+// connection per session, so a thousand sessions exhausted the server's
+// max_connections).
+func TestServeSessionsShareTheStoresConnections(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	h := newHarness(t)
+	h.env = append(h.env, "HARNESS9_STORE="+dsn)
+	root := t.TempDir()
+	token := serveSetup(t, h, root)
+	s := h.serve(h.script(stepsScript(t, 1, "0")))
+	planned(t, s, token, root, 16)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	// pgxpool's default size is the larger of 4 and the CPUs; the store
+	// keeps its session locks on at most 4 more connections.
+	if limit := max(4, runtime.NumCPU()) + 4; n > limit {
+		t.Errorf("serve holding 16 sessions uses %d connections, want at most %d", n, limit)
 	}
 }

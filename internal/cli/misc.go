@@ -1,14 +1,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"github.com/harness9/harness9/internal/termtext"
 	"os"
 	"runtime"
 	"strings"
-	"time"
+
+	"github.com/harness9/harness9/harness"
+	"github.com/harness9/harness9/internal/termtext"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +16,6 @@ import (
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
-	"github.com/harness9/harness9/tool/mcptool"
 )
 
 // shellQuote quotes s for a POSIX shell when it needs quoting, so a hint
@@ -114,10 +113,10 @@ func newMCPCmd(e *env, g *globals) *cobra.Command {
 				fmt.Fprintf(e.stderr, "no MCP servers; configure them in %s/.mcp.json or [mcp_servers] in %s\n", c.Workdir, c.File)
 				return nil
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), mcpStartTimeout+2*time.Second)
-			defer cancel()
 			stdout, stderr := termtext.Writer(e.stdout), termtext.Writer(e.stderr)
-			m, err := mcptool.Connect(ctx, servers, mcpOptions(c, sb, func(msg string) { fmt.Fprintf(stderr, "harness9: %s\n", msg) })...)
+			m, err := harness.ConnectMCP(cmd.Context(), sb, append(environment(c, os.Getenv),
+				harness.WithMCP(servers, mcpReadOnly(c)...),
+				harness.WithNotify(func(msg string) { fmt.Fprintf(stderr, "harness9: %s\n", msg) }))...)
 			if err != nil {
 				return withCode(ExitError, err)
 			}

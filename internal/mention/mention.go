@@ -197,7 +197,11 @@ func Summary(report []Attached) string {
 	var ok, bad []string
 	for _, a := range report {
 		if a.Problem == "" {
-			ok = append(ok, fmt.Sprintf("%s (%d lines)", a.Path, a.Lines))
+			unit := "lines"
+			if a.Lines == 1 {
+				unit = "line"
+			}
+			ok = append(ok, fmt.Sprintf("%s (%d %s)", a.Path, a.Lines, unit))
 		} else {
 			bad = append(bad, a.Path+": "+a.Problem)
 		}
