@@ -32,6 +32,10 @@ type TemporalConfig struct {
 	// once); else durable.DefaultDrain.
 	DrainTimeout time.Duration
 	DrainSet     bool
+	// AskTimeout is how long a permission question waits for its answer
+	// before the call is refused (0 = durable.DefaultAskTimeout). The
+	// process that starts a workflow (run, serve) sets it.
+	AskTimeout time.Duration
 }
 
 type temporalFile struct {
@@ -40,6 +44,7 @@ type temporalFile struct {
 	TaskQueue        string `toml:"task_queue"`
 	HeartbeatTimeout string `toml:"heartbeat_timeout"`
 	DrainTimeout     string `toml:"drain_timeout"`
+	AskTimeout       string `toml:"ask_timeout"`
 }
 
 func defaultTemporal() TemporalConfig {
@@ -78,6 +83,13 @@ func (c *Config) applyTemporal(f file, bad func(key, format string, args ...any)
 		}
 		c.Temporal.DrainTimeout = d
 		c.Temporal.DrainSet = true
+	}
+	if t.AskTimeout != "" {
+		d, err := time.ParseDuration(t.AskTimeout)
+		if err != nil || d < time.Second {
+			return bad("temporal.ask_timeout", "%q is not a duration of at least 1s like \"24h\"", t.AskTimeout)
+		}
+		c.Temporal.AskTimeout = d
 	}
 	return nil
 }

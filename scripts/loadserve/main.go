@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command loadserve drives `harness9 serve` on PostgreSQL with many
 // sessions and reports the numbers of docs/service.md's load table: it
 // starts the serve processes (and, with -engine temporal, the workers),
