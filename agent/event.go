@@ -54,14 +54,6 @@ type ReasoningDelta struct{ Text string }
 // Text is a whole assistant message's text, sent once the message completes.
 type Text struct{ Text string }
 
-// StreamRetry says the model's answer was cut off mid-stream and the call
-// is being made again (Attempt counts from 1): the text deltas streamed
-// since the last complete message are void, the new answer streams anew.
-type StreamRetry struct {
-	Attempt int
-	Reason  string
-}
-
 // ToolCall announces a tool call about to run.
 type ToolCall struct {
 	ID    string
@@ -241,5 +233,4 @@ func (Compacted) Type() string        { return "compacted" }
 func (UsageUpdate) Type() string      { return "usage" }
 func (Error) Type() string            { return "error" }
 func (Done) Type() string             { return "done" }
-func (StreamRetry) Type() string      { return "retry" }
 func (*ApprovalRequest) Type() string { return "approval_request" }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"strings"
-	"time"
 
 	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
@@ -158,48 +157,19 @@ func (l *turnLoop) request() llm.Request {
 	}
 }
 
-// maxStreamRetries bounds the retries of a model call whose stream was cut
-// after it began (the provider retries failures before its first chunk).
-const maxStreamRetries = 2
-
-// callModel makes one model call. A stream cut after it began (a dropped
-// connection, a 5xx mid-stream) is made again, as the provider retries a
-// failure before the first chunk: none of its tool calls has run, since
-// tools run only once a message is complete. StreamRetry tells consumers
-// to drop the partial text they were shown.
-func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response, error) {
-	for attempt := 1; ; attempt++ {
-		resp, began, err := l.streamModel(ctx, req)
-		var perr *llm.ProviderError
-		if err == nil || !began || attempt > maxStreamRetries || ctx.Err() != nil ||
-			!errors.As(err, &perr) || !perr.Retryable() {
-			return resp, err
-		}
-		if !l.s.emit(StreamRetry{Attempt: attempt, Reason: err.Error()}) {
-			return resp, context.Canceled
-		}
-		wait := llm.RetryPolicy{}.Backoff(attempt - 1)
-		l.e.log.Warn("agent: the model's stream was cut; calling it again", "attempt", attempt, "wait", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return resp, ctx.Err()
-		case <-time.After(wait):
-		}
-	}
-}
-
-// streamModel streams one model call, forwarding text and reasoning as
-// deltas, and reports the whole message and the usage once it completes.
-// On failure the partial response is returned with the error; began says
-// whether any chunk had arrived.
-func (l *turnLoop) streamModel(ctx context.Context, req llm.Request) (resp llm.Response, began bool, err error) {
+// streamOnce streams one attempt of a model call, forwarding text and
+// reasoning as deltas, and reports the whole message and the usage once it
+// completes. On failure the partial response is returned with the error;
+// delivered says whether any chunk arrived (a provider retries a call only
+// before that).
+func (l *turnLoop) streamOnce(ctx context.Context, req llm.Request) (resp llm.Response, delivered bool, err error) {
 	var acc llm.Accumulator
 	complete := false
 	for c, err := range l.e.provider.Stream(ctx, req) {
 		if err != nil {
-			return acc.Response(), began, err
+			return acc.Response(), delivered, err
 		}
-		began = true
+		delivered = true
 		acc.Add(c)
 		ok := true
 		switch c.Kind {
@@ -211,12 +181,12 @@ func (l *turnLoop) streamModel(ctx context.Context, req llm.Request) (resp llm.R
 			complete = true
 		}
 		if !ok {
-			return acc.Response(), began, context.Canceled
+			return acc.Response(), delivered, context.Canceled
 		}
 	}
 	resp = acc.Response()
 	if err := ctx.Err(); err != nil && !complete {
-		return resp, began, err
+		return resp, delivered, err
 	}
 	if resp.Message.Content != "" {
 		l.text = resp.Message.Content
@@ -224,7 +194,7 @@ func (l *turnLoop) streamModel(ctx context.Context, req llm.Request) (resp llm.R
 	}
 	l.e.st.AddUsage(ctx, l.modelLabel(), callUsage(resp))
 	l.s.emit(l.e.usageUpdate(resp.Usage))
-	return resp, began, nil
+	return resp, delivered, nil
 }
 
 // modelLabel is the "provider/model" of this run's model calls.
@@ -242,18 +212,20 @@ func callUsage(resp llm.Response) session.Usage {
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ToolCalls: len(resp.Message.ToolCalls)}
 }
 
-// modelFailed ends a loop whose model call failed or was cancelled. The
-// partial text already streamed is kept in the history; tool calls of an
-// unfinished message are dropped since none of them ran.
+// modelFailed ends a loop whose model call failed or was cancelled. A run
+// the user cancelled keeps the text already streamed in the history (what
+// they saw said); tool calls of an unfinished message are dropped since none
+// of them ran. A call that failed stores nothing: half an answer is not the
+// model's turn, and a step retried later must not take it for one.
 func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error) (RunStatus, error) {
-	partial := resp.Message
-	partial.ToolCalls = nil
-	if partial.Content != "" || partial.Reasoning != "" {
-		if perr := l.e.st.Append(ctx, partial); perr != nil {
-			l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)
-		}
-	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		partial := resp.Message
+		partial.ToolCalls = nil
+		if partial.Content != "" || partial.Reasoning != "" {
+			if perr := l.e.st.Append(ctx, partial); perr != nil {
+				l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)
+			}
+		}
 		return RunCancelled, err
 	}
 	return RunError, fmt.Errorf("agent: the model call failed: %w", err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -67,6 +68,7 @@ type config struct {
 	depth             int    // 0 for a top-level engine, 1 for its sub-agents ...
 	parentID          string // a sub-agent's parent session
 	childTitle        string // a sub-agent's session title (the task's description)
+	modelRetry        *llm.RetryPolicy
 	agentName         string // a sub-agent's definition name
 	observer          Observer
 }

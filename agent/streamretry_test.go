@@ -11,8 +11,9 @@ import (
 	"github.com/harness9/harness9/llm/scripted"
 )
 
-// A stream cut mid-answer (after text arrived) is made again, like a 5xx
-// before the first chunk: the consumer is told to drop the partial text,
+// Without WithModelRetry, a stream cut mid-answer (after text arrived) is
+// made again, like a 5xx before the first chunk: the consumer is told to
+// drop the partial text (ModelRetry),
 // the history holds the whole answer once, and the calls it then makes run
 // once.
 func TestStreamCutMidAnswerIsRetried(t *testing.T) {
@@ -25,8 +26,8 @@ func TestStreamCutMidAnswerIsRetried(t *testing.T) {
 	e := h.engine()
 	evs := drain(t, e.Run(context.Background(), "write a.txt"))
 	wantDone(t, evs, agent.RunCompleted)
-	retries := ofType[agent.StreamRetry](evs)
-	if len(retries) != 1 || retries[0].Attempt != 1 {
+	retries := ofType[agent.ModelRetry](evs)
+	if len(retries) != 1 || retries[0].Attempt != 2 {
 		t.Fatalf("retry events %+v", retries)
 	}
 	if n := len(resultsOf(evs)); n != 1 {
@@ -44,7 +45,7 @@ func TestStreamCutMidAnswerIsRetried(t *testing.T) {
 }
 
 // A failure that is not a cut stream (a 401) is not retried, and a stream
-// cut every time gives up after two retries.
+// cut every time gives up after two retries (the default policy).
 func TestStreamRetryLimits(t *testing.T) {
 	denied := &llm.ProviderError{Provider: "test", Status: 401, Message: "bad key", Err: errors.New("HTTP 401")}
 	cut := &llm.ProviderError{Provider: "test", Message: "stream cut", Err: io.ErrUnexpectedEOF}
@@ -59,7 +60,7 @@ func TestStreamRetryLimits(t *testing.T) {
 			h := newHarness(t, c.turns...)
 			evs := drain(t, h.engine().Run(context.Background(), "go"))
 			wantDone(t, evs, agent.RunError)
-			if n := len(ofType[agent.StreamRetry](evs)); n != c.retries {
+			if n := len(ofType[agent.ModelRetry](evs)); n != c.retries {
 				t.Errorf("%d retries, want %d", n, c.retries)
 			}
 		})

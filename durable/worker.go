@@ -2,6 +2,7 @@ package durable
 
 import (
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -19,10 +20,29 @@ func HostTaskQueue(host string) string {
 	return "harness9-" + host
 }
 
+// DefaultDrain is how long a stopping worker lets the steps it is running
+// finish (WithDrain).
+const DefaultDrain = 20 * time.Second
+
+// WorkerOption configures NewWorker.
+type WorkerOption func(*worker.Options)
+
+// WithDrain sets how long Stop lets running steps finish before it cancels
+// them (default DefaultDrain). A step cancelled so is retried on another
+// worker of the queue; one that finished is not run again.
+func WithDrain(d time.Duration) WorkerOption {
+	return func(o *worker.Options) { o.WorkerStopTimeout = d }
+}
+
 // NewWorker returns a worker polling queue, with the session workflow and
-// acts registered. Start it with Run or Start.
-func NewWorker(c client.Client, queue string, acts *Activities) worker.Worker {
-	w := worker.New(c, queue, worker.Options{})
+// acts registered. Start it with Run or Start; Stop stops taking work and
+// waits for the running steps up to the drain time.
+func NewWorker(c client.Client, queue string, acts *Activities, opts ...WorkerOption) worker.Worker {
+	o := worker.Options{WorkerStopTimeout: DefaultDrain}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	w := worker.New(c, queue, o)
 	Register(w, acts)
 	return w
 }

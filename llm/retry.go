@@ -47,6 +47,11 @@ type RetryPolicy struct {
 // NoRetry is a policy that makes exactly one attempt.
 var NoRetry = RetryPolicy{MaxRetries: -1}
 
+// WithDefaults returns p with its zero fields set to the defaults (and a
+// negative MaxRetries to 0): the limits Do applies, for a caller that
+// retries in a loop of its own.
+func (p RetryPolicy) WithDefaults() RetryPolicy { return p.withDefaults() }
+
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	switch {
 	case p.MaxRetries == 0:

@@ -51,9 +51,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		bad  *badRequest
 		nf   *notFoundError
 		conf *conflictError
+		many *tooManyError
 		mbe  *http.MaxBytesError
 	)
 	switch {
+	case errors.As(err, &many):
+		status = http.StatusTooManyRequests
+		w.Header().Set("Retry-After", many.retryAfter())
 	case errors.As(err, &mbe):
 		status = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("the request body is larger than %d bytes", mbe.Limit)
@@ -118,6 +122,10 @@ func (s *Server) authed(h func(w http.ResponseWriter, r *http.Request, p *princi
 				return
 			}
 		}
+		if err := s.rates.allow(p.name); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if err := h(w, r, p); err != nil {
 			s.writeError(w, r, err)
 		}
@@ -175,6 +183,9 @@ type SessionInfo struct {
 	// absent when it drove none. Status returns to idle when a plan
 	// completes; this keeps the outcome.
 	LastRun string `json:"last_run,omitempty"`
+	// QueuePosition is the place of the session's run in the queue of
+	// runs waiting for a slot (1 is next); absent when it waits for none.
+	QueuePosition int `json:"queue_position,omitempty"`
 }
 
 // SessionDetail is one session with its plan, todos and transcript.
@@ -206,7 +217,7 @@ func (s *Server) infoOf(sum session.Summary) SessionInfo {
 	running, lastRun := s.liveState(sess.ID)
 	return SessionInfo{ID: sess.ID, Title: sess.Title, Workdir: sess.Workdir, Model: sess.Model, Mode: sess.Mode.String(),
 		Status: string(sum.Status), Created: sess.Created, Updated: sess.Updated, Done: sum.TodosDone, Total: sum.TodosTotal,
-		Running: running, Messages: sess.MessageCount, LastRun: lastRun}
+		Running: running, Messages: sess.MessageCount, LastRun: lastRun, QueuePosition: s.slots.position(sess.ID)}
 }
 
 // sessionsFor lists the sessions the caller's roots reach.
@@ -313,13 +324,25 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, p *princi
 	if !s.accepting() {
 		return conflict("the server is shutting down; retry after it restarts")
 	}
+	// The prompt's run slot first: a full queue refuses the request
+	// before a session is made.
+	var slot *ticket
+	if req.Prompt != "" && !s.detached() {
+		if slot, err = s.slots.take(p.name, ""); err != nil {
+			return err
+		}
+	}
 	sess, err := s.runner.Create(r.Context(), dir, mode, title)
 	if err != nil {
+		if slot != nil {
+			s.slots.give(slot)
+		}
 		return fmt.Errorf("create a session: %w", err)
 	}
 	l := s.adopt(sess)
 	if req.Prompt != "" {
-		if _, err := l.begin(); err != nil {
+		s.slots.name(slot, sess.ID())
+		if _, err := l.beginWith(slot); err != nil {
 			return err
 		}
 		prompt := strings.TrimSpace(req.Prompt)
@@ -386,7 +409,7 @@ func (s *Server) sendPrompt(w http.ResponseWriter, r *http.Request, p *principal
 	if err != nil {
 		return err
 	}
-	sess, err := l.begin()
+	sess, err := l.begin(p.name)
 	if err != nil {
 		return err
 	}
@@ -424,7 +447,7 @@ func (s *Server) reviewPlan(w http.ResponseWriter, r *http.Request, p *principal
 	if err != nil {
 		return err
 	}
-	if err := l.review(r.Context(), choice, strings.TrimSpace(req.Feedback)); err != nil {
+	if err := l.review(r.Context(), p.name, choice, strings.TrimSpace(req.Feedback)); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"choice": req.Choice})
@@ -485,7 +508,7 @@ func (s *Server) continueRun(w http.ResponseWriter, r *http.Request, p *principa
 	if err != nil {
 		return err
 	}
-	sess, err := l.begin()
+	sess, err := l.begin(p.name)
 	if err != nil {
 		return err
 	}
@@ -515,6 +538,10 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 	}
 	l, unwatch := s.watch(sess.ID)
 	defer unwatch()
+	if n := l.streams(); s.limits.MaxStreams > 0 && n > s.limits.MaxStreams {
+		return &tooManyError{msg: fmt.Sprintf("session %s has %d event streams connected already (limit %d, [serve] max_streams_per_session); close one or retry later",
+			l.id, n-1, s.limits.MaxStreams), after: 10 * time.Second}
+	}
 	h := l.hub
 	last := r.Header.Get("Last-Event-ID")
 	if last == "" {
@@ -545,6 +572,13 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 			return nil
 		}
 		select {
+		case <-s.quit:
+			// Shutdown closes quit once the runs it cancelled have
+			// ended: their last events went out above.
+			return nil
+		default:
+		}
+		select {
 		case <-changed:
 		case <-keepAlive.C:
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
@@ -552,8 +586,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 			}
 		case <-r.Context().Done():
 			return nil
-		case <-s.quit:
-			return nil
+		case <-s.quit: // once more round the loop: what is left, then return
 		}
 	}
 }

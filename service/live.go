@@ -43,6 +43,9 @@ type live struct {
 	// event's status): the session's status goes back to idle when a plan
 	// completes, and the outcome must still be visible.
 	lastRun string
+	// ticket is the run slot of the claim begin took for a caller (nil
+	// for work the server follows on its own, or without run limits).
+	ticket *ticket
 }
 
 // conflictError is an action the session's state does not allow now (409).
@@ -53,8 +56,30 @@ func (e *conflictError) Error() string { return e.msg }
 func conflict(format string, args ...any) error { return &conflictError{fmt.Sprintf(format, args...)} }
 
 // begin claims the open session for one run and returns it; the caller
-// must call start or end.
-func (l *live) begin() (Session, error) {
+// must call start or end. A claim for a caller (who names its token) takes
+// a run slot too: it may have to wait in the queue (start waits), and a
+// full queue refuses it (429).
+func (l *live) begin(who string) (Session, error) {
+	return l.claim(func() (*ticket, error) {
+		if who == "" || l.srv.detached() {
+			return nil, nil
+		}
+		return l.srv.slots.take(who, l.id)
+	})
+}
+
+// beginWith is begin with a run slot taken beforehand (slots.take), which
+// it gives back if the claim fails.
+func (l *live) beginWith(t *ticket) (Session, error) {
+	sess, err := l.claim(func() (*ticket, error) { return t, nil })
+	if err != nil && t != nil {
+		l.srv.slots.give(t)
+	}
+	return sess, err
+}
+
+// claim marks the session running, with the slot slot takes.
+func (l *live) claim(slot func() (*ticket, error)) (Session, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.released {
@@ -66,23 +91,36 @@ func (l *live) begin() (Session, error) {
 	if l.running {
 		return nil, conflict("session %s is running; wait for its done event or cancel it (POST /api/sessions/%s/cancel)", l.id, l.id)
 	}
+	t, err := slot()
+	if err != nil {
+		return nil, err
+	}
+	l.ticket = t
 	l.running = true
 	return l.sess, nil
 }
 
-// end gives the claim back and tells subscribers the state.
+// end gives the claim back (and its run slot) and tells subscribers the
+// state.
 func (l *live) end() {
 	l.mu.Lock()
 	l.running, l.cancel, l.last = false, nil, time.Now()
+	t := l.ticket
+	l.ticket = nil
 	clear(l.asks)
 	clear(l.settled)
 	l.mu.Unlock()
+	if t != nil {
+		l.srv.slots.give(t)
+	}
 	l.publishState()
 }
 
-// start runs events in the background under a claim taken with begin.
-// The run outlives the request that started it (rctx), but belongs to its
-// trace: its spans are the request span's children.
+// start runs events in the background under a claim taken with begin,
+// once its run slot is granted. A run cancelled while it waits for one
+// ends cancelled without starting. The run outlives the request that
+// started it (rctx), but belongs to its trace: its spans are the request
+// span's children.
 func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq[agent.Event]) error {
 	ctx, cancel, ok := l.srv.runContext()
 	if !ok {
@@ -94,11 +132,15 @@ func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq
 	}
 	l.mu.Lock()
 	l.cancel = cancel
+	t := l.ticket
 	l.mu.Unlock()
 	go func() {
 		defer l.srv.runs.Done()
 		defer cancel()
 		defer l.end()
+		if !l.await(ctx, t) {
+			return
+		}
 		for ev := range events(ctx) {
 			switch ev := ev.(type) {
 			case *agent.ApprovalRequest:
@@ -120,6 +162,37 @@ func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq
 		}
 	}()
 	return nil
+}
+
+// await waits for t's slot, announcing the queue position first; false
+// means the run was cancelled while it waited (its done event is sent).
+func (l *live) await(ctx context.Context, t *ticket) bool {
+	if t == nil {
+		return true
+	}
+	select {
+	case <-t.granted:
+		return true
+	default:
+	}
+	l.hub.publish(eventjson.Object{}.Set("type", "queued", "position", l.srv.slots.position(l.id)))
+	select {
+	case <-t.granted:
+		return true
+	case <-ctx.Done():
+		l.mu.Lock()
+		l.lastRun = string(agent.RunCancelled)
+		l.mu.Unlock()
+		l.hub.publish(eventjson.Object{}.Set("type", "done", "status", string(agent.RunCancelled)))
+		return false
+	}
+}
+
+// streams is the number of event streams connected.
+func (l *live) streams() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.watchers
 }
 
 // ask registers a permission ask and announces it.
@@ -224,8 +297,8 @@ func (l *live) answer(ctx context.Context, askID, answer, reason string) error {
 
 // review carries out a review choice, exactly once: of two reviewers
 // answering the same plan at once, one gets a conflict.
-func (l *live) review(rctx context.Context, choice planning.ReviewChoice, feedback string) error {
-	sess, err := l.begin()
+func (l *live) review(rctx context.Context, who string, choice planning.ReviewChoice, feedback string) error {
+	sess, err := l.begin(who)
 	if err != nil {
 		return err
 	}

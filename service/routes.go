@@ -6,6 +6,8 @@ import "net/http"
 // set (a test holds them equal).
 func (s *Server) routesInit() {
 	s.handle("GET /openapi.json", s.openAPI)
+	s.handle("GET /healthz", s.healthz)
+	s.handle("GET /readyz", s.readyz)
 	s.handle("GET /api/sessions", s.authed(s.listSessions))
 	s.handle("POST /api/sessions", s.authed(s.createSession))
 	s.handle("GET /api/sessions/{id}", s.authed(s.showSession))

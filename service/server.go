@@ -55,6 +55,10 @@ type Server struct {
 
 	rawTokens []Token
 
+	limits Limits
+	slots  *runSlots
+	rates  *rates
+
 	mux *http.ServeMux
 	// routes are the patterns registered on mux, for the OpenAPI check.
 	routes []string
@@ -101,10 +105,11 @@ func WithIdleTimeout(d time.Duration) Option { return func(s *Server) { s.idle =
 // inside them.
 func New(runner Runner, store session.Store, roots []string, opts ...Option) (*Server, error) {
 	s := &Server{runner: runner, store: store, maxBody: DefaultMaxBody, ring: DefaultRingSize, idle: DefaultIdleTimeout,
-		sessions: map[string]*live{}, quit: make(chan struct{})}
+		limits: DefaultLimits(), sessions: map[string]*live{}, quit: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
+	s.slots, s.rates = newRunSlots(s.limits), newRates(s.limits)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -166,18 +171,28 @@ func (s *Server) runContext() (context.Context, context.CancelFunc, bool) {
 // it after (or while) http.Server.Shutdown stops accepting requests.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	if !s.closing {
+	first := !s.closing
+	if first {
 		s.closing = true
-		close(s.quit)
 		s.stopAll()
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() { s.runs.Wait(); close(done) }()
+	var late error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("serve: runs did not stop in time: %w", ctx.Err())
+		late = fmt.Errorf("serve: runs did not stop in time: %w", ctx.Err())
+	}
+	// Event streams end after the cancelled runs' last events (done
+	// cancelled, the state) were published, so a client sees how its run
+	// ended.
+	if first {
+		close(s.quit)
+	}
+	if late != nil {
+		return late
 	}
 	// Lock order is l.mu before s.mu (open holds l.mu while it checks
 	// s.closing): take the list first, then each session's lock.
@@ -232,7 +247,7 @@ func (s *Server) open(ctx context.Context, id string) (*live, error) {
 	// review sent with `harness9 sessions approve`, another replica).
 	if rem, ok := sess.(Remote); ok && idle {
 		if events := rem.Attach(ctx); events != nil {
-			if _, err := l.begin(); err == nil {
+			if _, err := l.begin(""); err == nil {
 				_ = l.start(ctx, events)
 			}
 		}

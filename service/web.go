@@ -60,6 +60,12 @@ func (s *Server) page(h func(w http.ResponseWriter, r *http.Request, p *principa
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
+		var many *tooManyError
+		if err := s.rates.allow(p.name); errors.As(err, &many) {
+			w.Header().Set("Retry-After", many.retryAfter())
+			http.Error(w, err.Error(), http.StatusTooManyRequests)
+			return
+		}
 		if err := h(w, r, p); err != nil {
 			var nf *notFoundError
 			status := http.StatusInternalServerError

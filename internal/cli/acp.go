@@ -23,9 +23,18 @@ type runtimeOptions struct {
 	workspace []tool.WorkspaceOption
 	userMCP   map[string]mcptool.ServerConfig
 	notices   io.Writer // where the runtime's notices go (default stderr)
+	store     session.Store
 }
 
 type runtimeOption func(*runtimeOptions)
+
+// withSharedStore makes the runtime use store, which its caller opened and
+// closes, instead of opening the configured one: serve's sessions share
+// serve's store (one pool, a few lock connections) rather than each
+// holding connections of its own.
+func withSharedStore(store session.Store) runtimeOption {
+	return func(o *runtimeOptions) { o.store = store }
+}
 
 // withUserMCP adds MCP servers that are the user's own, like config.toml's
 // (they start whether or not the project is trusted); they win a name clash.

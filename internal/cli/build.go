@@ -181,9 +181,11 @@ type wiring struct {
 	agent    *harness.Agent
 	resolved config.Resolved
 	store    session.Store
-	logger   *slog.Logger
-	tel      *otelsetup.Setup // nil while telemetry is off
-	commands []slashcmd.Command
+	// sharedStore: store belongs to the caller (withSharedStore), not closed here.
+	sharedStore bool
+	logger      *slog.Logger
+	tel         *otelsetup.Setup // nil while telemetry is off
+	commands    []slashcmd.Command
 
 	// The agent's parts, which do not change once it is assembled.
 	ws      *tool.Workspace
@@ -263,7 +265,9 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 		return nil, withCode(ExitUsage, err)
 	}
 	maps.Copy(servers, o.userMCP)
-	if rt.store, err = openStore(ctx, c); err != nil {
+	if o.store != nil {
+		rt.store, rt.sharedStore = o.store, true
+	} else if rt.store, err = openStore(ctx, c); err != nil {
 		return nil, err
 	}
 	hopts := append(agentOptions(c, r, perms, os.Getenv),
@@ -274,7 +278,7 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 		harness.WithWorkspaceOptions(o.workspace...))
 	a, err := harness.New(ctx, p, c.Workdir, hopts...)
 	if err != nil {
-		rt.store.Close()
+		rt.closeStore()
 		var ce *harness.ConfigError
 		if errors.As(err, &ce) {
 			return nil, withCode(ExitUsage, err)
@@ -319,10 +323,20 @@ func agentOptions(c *config.Config, r config.Resolved, perms *permission.Rules, 
 			agent.WithEvidenceGate(c.EvidenceGate),
 			agent.WithStallThreshold(c.StallThreshold),
 			agent.WithMaxExecRounds(c.MaxExecRounds),
-			agent.WithSubagentLimits(c.Agents.MaxParallel, c.Agents.MaxDepth, c.Agents.MaxTurns)),
+			agent.WithSubagentLimits(c.Agents.MaxParallel, c.Agents.MaxDepth, c.Agents.MaxTurns),
+			// An answer whose stream broke off is asked again within the
+			// same [retry] limits the provider keeps before any chunk.
+			agent.WithModelRetry(retryPolicy(c))),
 	)
 	opts = append(opts, webOptions(c, getenv)...)
 	return append(opts, hookOptions(c)...)
+}
+
+// closeStore closes the store unless it is the caller's (withSharedStore).
+func (rt *wiring) closeStore() {
+	if rt.store != nil && !rt.sharedStore {
+		rt.store.Close()
+	}
 }
 
 // Close stops MCP servers, releases the session lock and closes the store.
@@ -336,9 +350,7 @@ func (rt *wiring) Close() {
 	if rt.agent != nil {
 		rt.agent.Close()
 	}
-	if rt.store != nil {
-		rt.store.Close()
-	}
+	rt.closeStore()
 	for _, f := range rt.onClose {
 		f()
 	}

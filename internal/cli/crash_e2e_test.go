@@ -147,7 +147,7 @@ func TestKillAnywhereThenResume(t *testing.T) {
 }
 
 // checkTodosAndEvidence: the stored todo list is the one the last
-// successful todo_write set, or the one of a later todo_write whose result
+// successful todo_write (or submit_plan) set, or the one of a later todo_write whose result
 // the kill prevented (its effect happened; resuming answers it
 // "interrupted"); the evidence counter never exceeds the successful work
 // stored since that todo_write.
@@ -163,21 +163,28 @@ func checkTodosAndEvidence(t *testing.T, s storedSession) {
 	okAt := -1
 	for i, m := range s.Messages {
 		for _, c := range m.ToolCalls {
-			if c.Name != planning.TodoWriteName {
+			if c.Name != planning.TodoWriteName && c.Name != planning.SubmitPlanName {
 				continue
 			}
 			var in struct {
 				Todos []planning.TodoItem `json:"todos"`
+				Steps []string            `json:"steps"`
 			}
 			if err := json.Unmarshal(c.Input, &in); err != nil {
 				t.Fatal(err)
+			}
+			for n, step := range in.Steps { // submit_plan: the steps, pending
+				in.Todos = append(in.Todos, planning.TodoItem{ID: fmt.Sprint(n + 1), Content: step, Status: planning.TodoPending})
 			}
 			res, answered := results[c.ID]
 			switch {
 			case !answered:
 				pending = in.Todos
 			case !res.IsError:
-				lastOK, okAt, pending = in.Todos, i, nil
+				lastOK, pending = in.Todos, nil
+				if c.Name == planning.TodoWriteName { // the evidence counter restarts here
+					okAt = i
+				}
 			}
 		}
 	}

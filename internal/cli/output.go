@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/lib/eventjson"
@@ -155,9 +156,10 @@ func (o *output) human(ev agent.Event) {
 	case agent.Error:
 		o.endText()
 		fmt.Fprintf(w, "error: %s\n", e.Message)
-	case agent.StreamRetry:
+	case agent.ModelRetry:
 		o.endText()
-		fmt.Fprintf(w, "the model's answer was cut off (%s); asking again — the text above is void\n", firstLine(e.Reason, 200))
+		fmt.Fprintf(w, "⟳ the model's answer was cut off (%s); asking again in %v (attempt %d) — the text above is void\n",
+			firstLine(fmt.Sprint(e.Err), 200), e.Wait.Round(time.Millisecond), e.Attempt)
 	case agent.Nested:
 		o.nested(e, 1)
 	}

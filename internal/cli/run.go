@@ -264,6 +264,16 @@ func (h *headless) explainEnd(status agent.RunStatus) {
 			h.maxTurns, id)
 	case agent.RunStalled:
 		h.out.note("Auto-execution stopped. Say what to do next with: harness9 run --resume %s \"PROMPT\", or retry it with: harness9 run --resume %s --approve auto", id, id)
+	case agent.RunCancelled:
+		if h.eng.NextStep() == planning.StepContinue {
+			h.out.note("Interrupted; the session is saved. Continue the plan with: harness9 run --resume %s --approve auto", id)
+		}
+	case agent.RunError:
+		if h.eng.NextStep() == planning.StepContinue {
+			h.out.note("The session is saved up to the error. Once it is fixed, continue the plan with: harness9 run --resume %s --approve auto", id)
+		} else {
+			h.out.note("The session is saved up to the error. Once it is fixed, go on with: harness9 run --resume %s \"PROMPT\"", id)
+		}
 	}
 }
 

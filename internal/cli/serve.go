@@ -16,6 +16,7 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/service"
+	"github.com/harness9/harness9/session"
 )
 
 // shutdownGrace bounds how long serve waits for cancelled runs to save
@@ -150,13 +151,14 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		if _, _, err := newProvider(c, e.getenv); err != nil {
 			return err
 		}
-		runner = service.NewEngineRunner(store, localFactory(e, g))
+		runner = service.NewEngineRunner(store, localFactory(e, g, store))
 	}
 	var tokens []service.Token
 	for _, t := range c.Serve.Tokens {
 		tokens = append(tokens, service.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
 	}
-	opts := []service.Option{service.WithTokens(tokens...), service.WithLogger(logger), service.WithIdleTimeout(idle)}
+	opts := []service.Option{service.WithTokens(tokens...), service.WithLogger(logger), service.WithIdleTimeout(idle),
+		service.WithLimits(serveLimits(c.Serve))}
 	stopMetrics := func() {}
 	if tel != nil {
 		opts = append(opts, service.WithTracing(tel.Tracer, tel.Propagator))
@@ -207,6 +209,25 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	return nil
 }
 
+// serveLimits is [serve]'s limits over the server's defaults.
+func serveLimits(sc config.ServeConfig) service.Limits {
+	l := service.DefaultLimits()
+	set := func(dst *int, v *int) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&l.MaxRuns, sc.MaxRuns)
+	set(&l.MaxRunsPerToken, sc.MaxRunsPerToken)
+	set(&l.MaxQueued, sc.MaxQueued)
+	set(&l.Burst, sc.Burst)
+	set(&l.MaxStreams, sc.MaxStreams)
+	if sc.Rate != nil {
+		l.Rate = *sc.Rate
+	}
+	return l
+}
+
 // serveMetrics serves the Prometheus page alone on listen, without the
 // API's tokens (the address is the protection: keep it private).
 func serveMetrics(e *env, listen string, h http.Handler) (func(), error) {
@@ -225,7 +246,7 @@ func serveMetrics(e *env, listen string, h http.Handler) (func(), error) {
 // localFactory builds the engines of `serve --engine local`: each session
 // gets its workdir's own configuration (the project's .harness9/config.toml
 // rules, its tools, sandbox and lock).
-func localFactory(e *env, g *globals) service.EngineFactory {
+func localFactory(e *env, g *globals, store session.Store) service.EngineFactory {
 	return func(ctx context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
 		sg := *g
 		sg.workdir = workdir // g.load gives the global -C flag precedence
@@ -237,7 +258,7 @@ func localFactory(e *env, g *globals) service.EngineFactory {
 		if err != nil {
 			return nil, nil, err
 		}
-		rt, err := newRuntime(ctx, e, wc, p, r)
+		rt, err := newRuntime(ctx, e, wc, p, r, withSharedStore(store))
 		if err != nil {
 			return nil, nil, err
 		}

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
@@ -100,22 +101,32 @@ func taskQueue(c *config.Config) string {
 
 func newWorkerCmd(e *env, g *globals) *cobra.Command {
 	var queue string
+	var drain time.Duration
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run the steps of durable (--engine temporal) sessions whose workspace is on this host",
 		Long: "Polls a Temporal task queue and runs the steps of the sessions started on it: model calls,\n" +
 			"tool batches, approvals. Run one or more per host; a session's steps run on the queue of\n" +
-			"the host that holds its workspace (default harness9-<hostname>). Stops on Ctrl+C or TERM.",
+			"the host that holds its workspace (default harness9-<hostname>). On Ctrl+C or TERM it stops\n" +
+			"taking work, lets the running steps finish for up to --drain-timeout, then cancels the rest\n" +
+			"(they are retried on another worker) and exits 0.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runWorker(cmd.Context(), e, g, queue)
+			if !cmd.Flags().Changed("drain-timeout") {
+				drain = -1
+			} else if drain < 0 {
+				return usageErr("--drain-timeout must not be negative (0 cancels running steps at once)")
+			}
+			return runWorker(cmd.Context(), e, g, queue, drain)
 		},
 	}
 	cmd.Flags().StringVar(&queue, "task-queue", "", "task queue to poll (config [temporal] task_queue; default harness9-<hostname>)")
+	cmd.Flags().DurationVar(&drain, "drain-timeout", durable.DefaultDrain, "on TERM, how long running steps may finish before they are cancelled "+
+		"and retried elsewhere (config [temporal] drain_timeout)")
 	return cmd
 }
 
-func runWorker(ctx context.Context, e *env, g *globals, queue string) error {
+func runWorker(ctx context.Context, e *env, g *globals, queue string, drain time.Duration) error {
 	c, err := g.load(e, config.Flags{})
 	if err != nil {
 		return err
@@ -130,13 +141,21 @@ func runWorker(ctx context.Context, e *env, g *globals, queue string) error {
 	defer tc.Close()
 	eng := &workerEngines{e: e, g: g, base: c, runtimes: map[string]*wiring{}}
 	defer eng.close()
-	w := durable.NewWorker(tc, taskQueue(c), durable.NewActivities(eng))
+	switch {
+	case drain < 0 && c.Temporal.DrainSet:
+		drain = c.Temporal.DrainTimeout
+	case drain < 0:
+		drain = durable.DefaultDrain
+	}
+	w := durable.NewWorker(tc, taskQueue(c), durable.NewActivities(eng), durable.WithDrain(drain))
 	if err := w.Start(); err != nil {
 		return withCode(ExitError, fmt.Errorf("the worker could not start: %w", err))
 	}
 	fmt.Fprintf(e.stderr, "harness9 worker: polling task queue %s on %s (namespace %s)\n", taskQueue(c), c.Temporal.Address, c.Temporal.Namespace)
 	<-ctx.Done()
+	fmt.Fprintf(e.stderr, "harness9 worker: stopping; running steps have %v to finish\n", drain)
 	w.Stop()
+	fmt.Fprintln(e.stderr, "harness9 worker: stopped")
 	return nil
 }
 

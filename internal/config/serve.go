@@ -28,6 +28,15 @@ type ServeConfig struct {
 	// open; "" leaves the server's default); Idle is its value.
 	IdleTimeout string        `toml:"idle_timeout"`
 	Idle        time.Duration `toml:"-"`
+
+	// The limits that protect serve (server.Limits); nil leaves the
+	// server's default, 0 means no limit.
+	MaxRuns         *int     `toml:"max_runs"`
+	MaxRunsPerToken *int     `toml:"max_runs_per_token"`
+	MaxQueued       *int     `toml:"max_queued"`
+	Rate            *float64 `toml:"rate"`
+	Burst           *int     `toml:"burst"`
+	MaxStreams      *int     `toml:"max_streams_per_session"`
 }
 
 // ServeToken is one [[serve.tokens]] entry.
@@ -50,6 +59,15 @@ func (c *Config) applyServe(s ServeConfig, bad func(key, format string, args ...
 			return bad("serve.idle_timeout", "%q is not a duration like \"15m\" (\"0\" keeps sessions open)", s.IdleTimeout)
 		}
 		s.Idle = d
+	}
+	for key, v := range map[string]*int{"serve.max_runs": s.MaxRuns, "serve.max_runs_per_token": s.MaxRunsPerToken,
+		"serve.max_queued": s.MaxQueued, "serve.burst": s.Burst, "serve.max_streams_per_session": s.MaxStreams} {
+		if v != nil && *v < 0 {
+			return bad(key, "must not be negative (0 means no limit)")
+		}
+	}
+	if s.Rate != nil && *s.Rate < 0 {
+		return bad("serve.rate", "must not be negative (requests a second per token; 0 means no limit)")
 	}
 	seen := map[string]bool{}
 	for _, t := range s.Tokens {

@@ -60,3 +60,23 @@ func TestServeIdleTimeout(t *testing.T) {
 		}
 	}
 }
+
+func TestServeLimits(t *testing.T) {
+	home := writeConfig(t, "[serve]\nmax_runs = 3\nmax_runs_per_token = 0\nrate = 2.5\nmax_streams_per_session = 4\n")
+	c, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Serve
+	if s.MaxRuns == nil || *s.MaxRuns != 3 || s.MaxRunsPerToken == nil || *s.MaxRunsPerToken != 0 || s.Rate == nil || *s.Rate != 2.5 ||
+		s.MaxStreams == nil || *s.MaxStreams != 4 || s.MaxQueued != nil || s.Burst != nil {
+		t.Errorf("limits %+v", s)
+	}
+	for _, text := range []string{"max_runs = -1", "rate = -0.5", "max_queued = -2"} {
+		home := writeConfig(t, "[serve]\n"+text+"\n")
+		key := "serve." + text[:strings.Index(text, " ")]
+		if _, err := Load(Flags{Workdir: t.TempDir()}, env(map[string]string{EnvHome: home})); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: %v, want an error naming %s", text, err, key)
+		}
+	}
+}

@@ -27,6 +27,11 @@ type TemporalConfig struct {
 	// HeartbeatTimeout is how soon a step on a dead worker is retried on
 	// another (0 = durable.DefaultHeartbeatTimeout).
 	HeartbeatTimeout time.Duration
+	// DrainTimeout is how long a stopping worker lets its running steps
+	// finish, when DrainSet (drain_timeout was given; 0 cancels them at
+	// once); else durable.DefaultDrain.
+	DrainTimeout time.Duration
+	DrainSet     bool
 	// AskTimeout is how long a permission question waits for its answer
 	// before the call is refused (0 = durable.DefaultAskTimeout). The
 	// process that starts a workflow (run, serve) sets it.
@@ -38,6 +43,7 @@ type temporalFile struct {
 	Namespace        string `toml:"namespace"`
 	TaskQueue        string `toml:"task_queue"`
 	HeartbeatTimeout string `toml:"heartbeat_timeout"`
+	DrainTimeout     string `toml:"drain_timeout"`
 	AskTimeout       string `toml:"ask_timeout"`
 }
 
@@ -69,6 +75,14 @@ func (c *Config) applyTemporal(f file, bad func(key, format string, args ...any)
 			return bad("temporal.heartbeat_timeout", "%q is not a duration of at least 1s like \"15s\"", t.HeartbeatTimeout)
 		}
 		c.Temporal.HeartbeatTimeout = d
+	}
+	if t.DrainTimeout != "" {
+		d, err := time.ParseDuration(t.DrainTimeout)
+		if err != nil || d < 0 {
+			return bad("temporal.drain_timeout", "%q is not a duration like \"20s\" (\"0\" cancels running steps at once)", t.DrainTimeout)
+		}
+		c.Temporal.DrainTimeout = d
+		c.Temporal.DrainSet = true
 	}
 	if t.AskTimeout != "" {
 		d, err := time.ParseDuration(t.AskTimeout)

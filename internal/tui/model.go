@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,9 +18,12 @@ import (
 // model is the root model. It owns every piece of state; the children
 // render for a width and report what the user chose.
 type model struct {
-	ctx  context.Context
-	opts Options
-	now  func() time.Time
+	ctx context.Context
+	// streams counts the engine streams still running (startStream), so
+	// Run can wait for a cancelled turn to save itself before it returns.
+	streams *sync.WaitGroup
+	opts    Options
+	now     func() time.Time
 
 	eng       Engine
 	sessionID string
@@ -134,6 +138,7 @@ func newModel(ctx context.Context, opts Options) *model {
 		width:     80,
 		height:    24,
 		costKnown: true,
+		streams:   &sync.WaitGroup{},
 		after:     after,
 		print:     printAbove,
 	}

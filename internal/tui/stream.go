@@ -28,7 +28,9 @@ func (m *model) startStream(open func(context.Context) iter.Seq[agent.Event]) te
 	m.startedAt, m.tokensIn, m.tokensOut = m.now(), 0, 0
 	m.layout()
 	life := m.ctx
+	m.streams.Add(1)
 	pump := func() {
+		defer m.streams.Done()
 		defer close(ch)
 		for ev := range open(ctx) {
 			select {

@@ -16,6 +16,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -198,6 +199,21 @@ func goodbye(w io.Writer, m *model) {
 	}
 }
 
+// streamDrain bounds how long Run waits for a cancelled turn to save itself.
+const streamDrain = 20 * time.Second
+
+// waitStreams waits for wg, at most d.
+func waitStreams(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
 // ErrNotTerminal is returned by Run when stdin is not a terminal.
 var ErrNotTerminal = errors.New("stdin is not a terminal: use `harness9 run PROMPT` (or `harness9 run -` to read the prompt from stdin) for headless use")
 
@@ -221,6 +237,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	_, err := p.Run()
+	// A turn still running (the user quit, or SIGTERM ended ctx) stops as
+	// Ctrl+C stops it; its cancelled tool calls and todos are saved before
+	// the process goes on to exit.
+	cancel()
+	waitStreams(m.streams, streamDrain)
 	// However the program ended (a signal, the caller's context), a draft
 	// left in the editor goes to the history: quitting loses no text.
 	if save := appendHistory(opts.HistoryFile, m.in.take()); save != nil {

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -95,13 +96,14 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 	case agent.Error:
 		m.sawError = true
 		m.errorLine("✗ " + ev.Message)
-	case agent.StreamRetry:
+	case agent.ModelRetry:
 		// The partial answer is void: the model answers again.
 		if m.stream != nil {
 			m.tr.drop(m.stream)
 			m.stream = nil
 		}
-		m.note(fmt.Sprintf("The model's answer was cut off (%s); asking again (retry %d).", ev.Reason, ev.Attempt))
+		m.note(fmt.Sprintf("The model's answer was cut off (%v); asking again in %v (attempt %d).",
+			ev.Err, ev.Wait.Round(time.Millisecond), ev.Attempt))
 	case *agent.ApprovalRequest:
 		return m.askPermission(ev)
 	case agent.Done:

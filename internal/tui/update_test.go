@@ -381,7 +381,7 @@ func TestStreamRetryDropsThePartialAnswer(t *testing.T) {
 	f := newFake()
 	f.streams["run"] = []agent.Event{
 		agent.TextDelta{Text: "Writing the fi"},
-		agent.StreamRetry{Attempt: 1, Reason: "openai: the response stream ended before the model finished"},
+		agent.ModelRetry{Attempt: 2, Wait: time.Second, Err: errors.New("openai: the response stream ended before the model finished")},
 		agent.TextDelta{Text: "Writing the file."},
 		agent.Text{Text: "Writing the file."},
 		agent.Done{Status: agent.RunCompleted},

@@ -98,6 +98,18 @@ func New(c client.Client, store session.Store, queue string, opts ...Option) *Ru
 // Detached implements service.Detached: sessions run on the workers.
 func (r *Runner) Detached() bool { return true }
 
+// Ready implements server.Readier: the Temporal frontend answers its health
+// check.
+func (r *Runner) Ready(ctx context.Context) error {
+	if _, err := r.c.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		return fmt.Errorf("the Temporal server does not answer: %w", err)
+	}
+	return nil
+}
+
+// ReadyName implements server.Readier.
+func (r *Runner) ReadyName() string { return "temporal" }
+
 // Create stores a new session; its workflow starts with the first prompt.
 func (r *Runner) Create(ctx context.Context, workdir string, mode planning.Mode, title string) (service.Session, error) {
 	s := &session.Session{Workdir: workdir, Model: r.model, Title: agent.SessionTitle(title), Mode: mode}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,27 +33,44 @@ func (s *Store) SaveCheckpoint(ctx context.Context, sessionID string, c session.
 	if content == nil {
 		content = []byte{}
 	}
-	tag, err := s.pool.Exec(ctx, saveCheckpointQuery, sessionID, nanos(s.now()), c.Turn, c.Path, c.Prompt, c.Existed,
-		content, int64(c.Mode), c.TooLarge, c.AfterExists, c.AfterHash, nanos(created))
+	updated := nanos(s.now())
+	err := s.write(ctx, sessionID, func(q querier, _ bool) error {
+		// An upsert: trying it again leaves the same row.
+		tag, err := q.Exec(ctx, saveCheckpointQuery, sessionID, updated, c.Turn, c.Path, c.Prompt, c.Existed,
+			content, int64(c.Mode), c.TooLarge, c.AfterExists, c.AfterHash, nanos(created))
+		if err == nil && tag.RowsAffected() == 0 {
+			return notFound(sessionID)
+		}
+		return err
+	})
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("save checkpoint: %w", err)
+	}
 	if err != nil {
 		return fmt.Errorf("save checkpoint of %s in session %s: %w", c.Path, sessionID, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("save checkpoint: %w", notFound(sessionID))
 	}
 	return nil
 }
 
 // Checkpoints implements session.CheckpointStore.
 func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]session.Checkpoint, error) {
-	ok, err := s.exists(ctx, sessionID)
+	var out []session.Checkpoint
+	err := s.read(ctx, func(q querier) (err error) {
+		out, err = checkpoints(ctx, q, sessionID)
+		return err
+	})
+	return out, err
+}
+
+func checkpoints(ctx context.Context, q querier, sessionID string) ([]session.Checkpoint, error) {
+	ok, err := existsOn(ctx, q, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoints of session %s: %w", sessionID, err)
 	}
 	if !ok {
 		return nil, notFound(sessionID)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT turn, path, prompt, existed, content, mode, too_large,
+	rows, err := q.Query(ctx, `SELECT turn, path, prompt, existed, content, mode, too_large,
 		after_exists, after_hash, rewound, created FROM harness9.checkpoints WHERE session_id = $1 ORDER BY turn, path COLLATE "C"`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoints of session %s: %w", sessionID, err)
@@ -81,12 +99,19 @@ func (s *Store) Checkpoints(ctx context.Context, sessionID string) ([]session.Ch
 
 // MarkRewound implements session.CheckpointStore.
 func (s *Store) MarkRewound(ctx context.Context, sessionID string, fromTurn int) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE harness9.sessions SET updated = $2 WHERE id = $1`, sessionID, nanos(s.now()))
-	if err == nil && tag.RowsAffected() == 0 {
-		return fmt.Errorf("mark rewound: %w", notFound(sessionID))
-	}
-	if err == nil {
-		_, err = s.pool.Exec(ctx, `UPDATE harness9.checkpoints SET rewound = true WHERE session_id = $1 AND turn >= $2`, sessionID, fromTurn)
+	updated := nanos(s.now())
+	err := s.write(ctx, sessionID, func(q querier, _ bool) error {
+		tag, err := q.Exec(ctx, `UPDATE harness9.sessions SET updated = $2 WHERE id = $1`, sessionID, updated)
+		if err == nil && tag.RowsAffected() == 0 {
+			return notFound(sessionID)
+		}
+		if err == nil {
+			_, err = q.Exec(ctx, `UPDATE harness9.checkpoints SET rewound = true WHERE session_id = $1 AND turn >= $2`, sessionID, fromTurn)
+		}
+		return err
+	})
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("mark rewound: %w", err)
 	}
 	if err != nil {
 		return fmt.Errorf("mark turns from %d of session %s rewound: %w", fromTurn, sessionID, err)

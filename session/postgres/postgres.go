@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -36,6 +37,13 @@ type Store struct {
 	now      func() time.Time
 	newID    func() string
 	hostname string
+	retryFor time.Duration
+
+	locksMu   sync.Mutex
+	lockConns []*lockConn   // the connections holding session locks (lock.go)
+	keeping   chan struct{} // closed by Close: keep stops
+	// keepEvery is how often keep checks the held locks.
+	keepEvery time.Duration
 }
 
 var (
@@ -51,6 +59,7 @@ type config struct {
 	newID    func() string
 	hostname string
 	maxConns int32
+	retryFor time.Duration
 }
 
 // WithClock sets the clock used for Created and Updated times (tests).
@@ -77,12 +86,25 @@ func WithMaxConns(n int32) Option {
 	return func(c *config) { c.maxConns = n }
 }
 
+// WithRetry sets how long an operation goes on trying while the database
+// cannot be reached, its connection dropped or the server restarts
+// (default DefaultRetryFor; 0 or less tries once). A write that may have
+// taken effect before its connection dropped is not made twice.
+func WithRetry(d time.Duration) Option {
+	return func(c *config) {
+		c.retryFor = d
+		if d <= 0 {
+			c.retryFor = -1
+		}
+	}
+}
+
 // Open connects to the database named by dsn (a postgres:// URL or a
 // key=value string, as libpq takes) and brings its schema up to date. A
 // database written by a newer harness9 is refused. The password never
 // appears in an error.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
-	cfg := config{now: time.Now, newID: session.NewID}
+	cfg := config{now: time.Now, newID: session.NewID, retryFor: DefaultRetryFor}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -104,7 +126,8 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	s := &Store{pool: pool, dsn: red, now: cfg.now, newID: cfg.newID, hostname: cfg.hostname}
+	s := &Store{pool: pool, dsn: red, now: cfg.now, newID: cfg.newID, hostname: cfg.hostname, retryFor: cfg.retryFor,
+		keepEvery: defaultKeepEvery}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, fail(err)
@@ -112,12 +135,21 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
+// Ping checks that the database answers, once (no retry): readiness.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("the session database %s does not answer: %w", s.dsn, err)
+	}
+	return nil
+}
+
 // DSN returns the database's URL with its password replaced by "xxxxx".
 func (s *Store) DSN() string { return s.dsn }
 
-// Close closes the pool. Session locks taken with LockSession are released
-// by their own Release. The Store must not be used afterwards.
+// Close closes the pool and the connections holding session locks (which
+// frees the locks). The Store must not be used afterwards.
 func (s *Store) Close() error {
+	s.closeLocks()
 	s.pool.Close()
 	return nil
 }

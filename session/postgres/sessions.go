@@ -47,9 +47,17 @@ func (s *Store) Create(ctx context.Context, sess *session.Session) error {
 	if sess.Updated.IsZero() {
 		sess.Updated = sess.Created
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO harness9.sessions (id, created, updated, workdir, model, title, mode, parent_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		sess.ID, nanos(sess.Created), nanos(sess.Updated), sess.Workdir, sess.Model, sess.Title, sess.Mode.String(), sess.ParentID)
+	var again bool
+	err := s.retry(ctx, func(retried bool) error {
+		again = retried
+		_, err := s.pool.Exec(ctx, `INSERT INTO harness9.sessions (id, created, updated, workdir, model, title, mode, parent_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			sess.ID, nanos(sess.Created), nanos(sess.Updated), sess.Workdir, sess.Model, sess.Title, sess.Mode.String(), sess.ParentID)
+		return err
+	})
+	if isUniqueViolation(err) && again && s.sameSession(ctx, *sess) {
+		return nil // an earlier try, whose connection dropped, created it
+	}
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create session: id %q is already in use", sess.ID)
 	}
@@ -62,8 +70,23 @@ func (s *Store) Create(ctx context.Context, sess *session.Session) error {
 // Get returns the session whose id is id or, failing that, the only session
 // whose id starts with id (at least session.MinPrefixLen characters). It
 // wraps session.ErrNotFound or session.ErrAmbiguous.
-func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
-	sess, err := scanSession(s.pool.QueryRow(ctx, getQuery, id))
+func (s *Store) Get(ctx context.Context, id string) (sess session.Session, err error) {
+	err = s.read(ctx, func(q querier) error {
+		sess, err = get(ctx, q, id)
+		return err
+	})
+	return sess, err
+}
+
+// sameSession reports whether the stored session with sess's id is sess
+// (created at the same instant in the same workdir), not another's.
+func (s *Store) sameSession(ctx context.Context, sess session.Session) bool {
+	got, err := s.Get(ctx, sess.ID)
+	return err == nil && got.Created.Equal(sess.Created) && got.Workdir == sess.Workdir && got.ParentID == sess.ParentID
+}
+
+func get(ctx context.Context, q querier, id string) (session.Session, error) {
+	sess, err := scanSession(q.QueryRow(ctx, getQuery, id))
 	if err == nil {
 		return sess, nil
 	}
@@ -76,7 +99,7 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 	}
 	// Ids compare byte by byte (COLLATE "C"), so every id starting with
 	// the prefix sorts at or after it: a range scan of the primary key.
-	rows, err := s.pool.Query(ctx, `SELECT id FROM harness9.sessions WHERE id >= $1 ORDER BY id LIMIT 4`, id)
+	rows, err := q.Query(ctx, `SELECT id FROM harness9.sessions WHERE id >= $1 ORDER BY id LIMIT 4`, id)
 	if err != nil {
 		return session.Session{}, fmt.Errorf("get session %q: %w", id, err)
 	}
@@ -96,11 +119,11 @@ func (s *Store) Get(ctx context.Context, id string) (session.Session, error) {
 		// Generated ids are lower-case hex; someone copying "B95C…" from
 		// a terminal that upper-cased it still finds the session.
 		if lower := strings.ToLower(id); lower != id {
-			return s.Get(ctx, lower)
+			return get(ctx, q, lower)
 		}
 		return session.Session{}, notFound(id)
 	case 1:
-		sess, err := scanSession(s.pool.QueryRow(ctx, getQuery, matches[0]))
+		sess, err := scanSession(q.QueryRow(ctx, getQuery, matches[0]))
 		if errors.Is(err, pgx.ErrNoRows) { // deleted meanwhile
 			return session.Session{}, notFound(id)
 		}
@@ -130,18 +153,29 @@ func (s *Store) ListSummaries(ctx context.Context, opts session.ListOptions) ([]
 
 // lister runs a listing query (listWhere's parameters).
 func (s *Store) lister(ctx context.Context, query string, opts session.ListOptions) codec.Lister {
-	return func(extra []any, each func(session.Session)) error { return s.list(ctx, query, opts, extra, each) }
+	return func(extra []any, each func(session.Session)) error {
+		// A try that failed part-way has handed rows to each: the
+		// listing starts again only when none reached it.
+		return s.read(ctx, func(q querier) error {
+			n := 0
+			err := s.list(ctx, q, query, opts, extra, func(sess session.Session) { n++; each(sess) })
+			if err != nil && n > 0 {
+				return permanent{err}
+			}
+			return err
+		})
+	}
 }
 
 // list runs a listing query (listWhere's parameters) and hands each row's
 // session to fn, with the columns after sessionColumns scanned into extra.
-func (s *Store) list(ctx context.Context, query string, opts session.ListOptions, extra []any, fn func(session.Session)) error {
+func (s *Store) list(ctx context.Context, q querier, query string, opts session.ListOptions, extra []any, fn func(session.Session)) error {
 	var limit *int64 // NULL: no limit
 	if opts.Limit > 0 {
 		n := int64(opts.Limit)
 		limit = &n
 	}
-	rows, err := s.pool.Query(ctx, query, opts.Workdir, limit, opts.Parent, opts.IncludeChildren)
+	rows, err := q.Query(ctx, query, opts.Workdir, limit, opts.Parent, opts.IncludeChildren)
 	if err != nil {
 		return err
 	}
@@ -164,13 +198,17 @@ func (s *Store) list(ctx context.Context, query string, opts session.ListOptions
 // Update saves sess's Title, Model and Mode and sets Updated to now. The
 // session is named by its full id.
 func (s *Store) Update(ctx context.Context, sess session.Session) error {
-	tag, err := s.pool.Exec(ctx, `UPDATE harness9.sessions SET title = $1, model = $2, mode = $3, updated = $4 WHERE id = $5`,
-		sess.Title, sess.Model, sess.Mode.String(), nanos(s.now()), sess.ID)
+	updated := nanos(s.now())
+	err := s.write(ctx, sess.ID, func(q querier, _ bool) error {
+		tag, err := q.Exec(ctx, `UPDATE harness9.sessions SET title = $1, model = $2, mode = $3, updated = $4 WHERE id = $5`,
+			sess.Title, sess.Model, sess.Mode.String(), updated, sess.ID)
+		if err == nil && tag.RowsAffected() == 0 {
+			return notFound(sess.ID)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("update session: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("update session: %w", notFound(sess.ID))
 	}
 	return nil
 }
@@ -178,20 +216,23 @@ func (s *Store) Update(ctx context.Context, sess session.Session) error {
 // Delete removes the session with the full id id, its messages and its
 // state (the foreign keys cascade).
 func (s *Store) Delete(ctx context.Context, id string) error {
-	tag, err := s.pool.Exec(ctx, `DELETE FROM harness9.sessions WHERE id = $1`, id)
+	err := s.write(ctx, id, func(q querier, retried bool) error {
+		tag, err := q.Exec(ctx, `DELETE FROM harness9.sessions WHERE id = $1`, id)
+		if err == nil && tag.RowsAffected() == 0 && !retried {
+			return notFound(id) // (after a dropped connection, an earlier try may have deleted it)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("delete session: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("delete session: %w", notFound(id))
 	}
 	return nil
 }
 
-// exists reports whether a session with the full id id is stored.
-func (s *Store) exists(ctx context.Context, id string) (bool, error) {
+// existsOn reports whether a session with the full id id is stored.
+func existsOn(ctx context.Context, q querier, id string) (bool, error) {
 	var ok bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM harness9.sessions WHERE id = $1)`, id).Scan(&ok)
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM harness9.sessions WHERE id = $1)`, id).Scan(&ok)
 	return ok, err
 }
 

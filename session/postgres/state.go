@@ -17,19 +17,27 @@ import (
 // wraps session.ErrNotFound.
 func (s *Store) LoadState(ctx context.Context, sessionID string) (session.State, error) {
 	var body string
-	err := s.pool.QueryRow(ctx, `SELECT state FROM harness9.session_state WHERE session_id = $1`, sessionID).Scan(&body)
-	if errors.Is(err, pgx.ErrNoRows) {
-		ok, err := s.exists(ctx, sessionID)
-		if err != nil {
-			return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+	var none bool
+	err := s.read(ctx, func(q querier) error {
+		err := q.QueryRow(ctx, `SELECT state FROM harness9.session_state WHERE session_id = $1`, sessionID).Scan(&body)
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
 		}
-		if !ok {
-			return session.State{}, notFound(sessionID)
+		ok, err := existsOn(ctx, q, sessionID)
+		if err == nil && !ok {
+			return notFound(sessionID)
 		}
-		return session.State{Todos: []plan.TodoItem{}}, nil
+		none = true
+		return err
+	})
+	if errors.Is(err, session.ErrNotFound) {
+		return session.State{}, err
 	}
 	if err != nil {
 		return session.State{}, fmt.Errorf("load state of session %s: %w", sessionID, err)
+	}
+	if none {
+		return session.State{Todos: []plan.TodoItem{}}, nil
 	}
 	st, err := codec.DecodeState([]byte(body))
 	if err != nil {
@@ -56,12 +64,21 @@ func (s *Store) SaveState(ctx context.Context, sessionID string, st session.Stat
 		return fmt.Errorf("save state of session %s: %w", sessionID, err)
 	}
 	sum := session.Summarize(session.Session{}, st)
-	tag, err := s.pool.Exec(ctx, saveQuery, sessionID, nanos(s.now()), string(body), string(st.Status), sum.TodosDone, sum.TodosTotal)
+	updated := nanos(s.now())
+	err = s.write(ctx, sessionID, func(q querier, _ bool) error {
+		// A full replace: trying it again after a dropped connection
+		// leaves the same row.
+		tag, err := q.Exec(ctx, saveQuery, sessionID, updated, string(body), string(st.Status), sum.TodosDone, sum.TodosTotal)
+		if err == nil && tag.RowsAffected() == 0 {
+			return notFound(sessionID)
+		}
+		return err
+	})
+	if errors.Is(err, session.ErrNotFound) {
+		return fmt.Errorf("save state: %w", err)
+	}
 	if err != nil {
 		return fmt.Errorf("save state of session %s: %w", sessionID, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("save state: %w", notFound(sessionID))
 	}
 	return nil
 }

@@ -167,6 +167,15 @@ func (s *Store) init(ctx context.Context) error {
 	return nil
 }
 
+// Ping checks that the database can be read: readiness.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sessions WHERE 0").Scan(&n); err != nil {
+		return fmt.Errorf("the session database %s cannot be read: %w", s.path, err)
+	}
+	return nil
+}
+
 // Path returns the database file's absolute path.
 func (s *Store) Path() string { return s.path }
 
@@ -183,19 +192,48 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// write runs fn in one BEGIN IMMEDIATE transaction and commits it.
+// write runs fn in one BEGIN IMMEDIATE transaction and commits it. A
+// transaction that fails is rolled back whole: a full disk leaves the
+// database as it was before the write.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return s.explain(err)
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return s.explain(err)
 	}
-	return tx.Commit()
+	return s.explain(tx.Commit())
+}
+
+// ErrDiskFull is matched (errors.Is) by a write that failed because the
+// disk holding the database is full.
+var ErrDiskFull = errors.New("the disk is full")
+
+// diskFullError is SQLite's SQLITE_FULL, with where and what to do.
+type diskFullError struct {
+	path string
+	err  error
+}
+
+func (e *diskFullError) Error() string {
+	return fmt.Sprintf("the disk holding %s is full (%v); nothing of this write was stored: free some space, then resume the session", e.path, e.err)
+}
+
+func (e *diskFullError) Unwrap() error        { return e.err }
+func (e *diskFullError) Is(target error) bool { return target == ErrDiskFull }
+
+// explain names the file and the fix of a write that failed for a full
+// disk; other errors pass unchanged.
+func (s *Store) explain(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_FULL {
+		return &diskFullError{path: s.path, err: err}
+	}
+	return err
 }
 
 // nanos converts t to the stored form (codec.SessionRow reads it back).

@@ -152,8 +152,8 @@ func Event(ev agent.Event) Object {
 		o = o.Set("event", e.Event, "hook", e.Hook, "blocked", e.Blocked, "message", e.Message)
 	case agent.Error:
 		o = o.Set("message", e.Message)
-	case agent.StreamRetry:
-		o = o.Set("attempt", e.Attempt, "message", e.Reason)
+	case agent.ModelRetry:
+		o = o.Set("attempt", e.Attempt, "wait_ms", e.Wait.Milliseconds(), "message", errText(e.Err))
 	case agent.Done:
 		o = o.Set("status", string(e.Status))
 	case agent.Permission:
@@ -162,4 +162,12 @@ func Event(ev agent.Event) Object {
 		o = o.Set("id", e.Call.ID, "name", e.Call.Name, "input", RawOrEmpty(e.Call.Input))
 	}
 	return o
+}
+
+// errText is err's message, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

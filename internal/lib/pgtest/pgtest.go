@@ -167,8 +167,7 @@ func Start() (*Cluster, error) {
 }
 
 func (c *Cluster) initAndStart() error {
-	data := filepath.Join(c.Dir, "data")
-	if out, err := c.command("initdb", "-D", data, "-U", c.User, "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
+	if out, err := c.command("initdb", "-D", filepath.Join(c.Dir, "data"), "-U", c.User, "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v: %s", err, out)
 	}
 	// A free port can be taken between asking and listening: try a few.
@@ -178,16 +177,55 @@ func (c *Cluster) initAndStart() error {
 		if err != nil {
 			return err
 		}
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", port, c.Dir)
-		out, err := c.command("pg_ctl", "-D", data, "-l", filepath.Join(c.Dir, "server.log"), "-o", opts, "-w", "-t", "60", "start").CombinedOutput()
-		if err == nil {
+		if lastErr = c.startOn(port); lastErr == nil {
 			c.Port = port
 			return nil
 		}
-		log, _ := os.ReadFile(filepath.Join(c.Dir, "server.log"))
-		lastErr = fmt.Errorf("pg_ctl start: %v: %s\n%s", err, out, log)
 	}
 	return lastErr
+}
+
+// startOn starts the initialised cluster's server on port.
+func (c *Cluster) startOn(port int) error {
+	data := filepath.Join(c.Dir, "data")
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", port, c.Dir)
+	out, err := c.command("pg_ctl", "-D", data, "-l", filepath.Join(c.Dir, "server.log"), "-o", opts, "-w", "-t", "60", "start").CombinedOutput()
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(c.Dir, "server.log"))
+		return fmt.Errorf("pg_ctl start: %v: %s\n%s", err, out, log)
+	}
+	return nil
+}
+
+// Down stops the server the way an administrator's restart does (a fast
+// shutdown: every connection is ended, clients see it go away), keeping
+// its data and port. Up starts it again.
+func (c *Cluster) Down() error {
+	out, err := c.command("pg_ctl", "-D", filepath.Join(c.Dir, "data"), "-m", "fast", "-w", "stop").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
+	}
+	return nil
+}
+
+// Up starts a server Down stopped, on the same port.
+func (c *Cluster) Up() error { return c.startOn(c.Port) }
+
+// Private starts a cluster of t's own, stopped and deleted when t ends:
+// for a test that stops or restarts the server, which would disturb the
+// other tests on the shared one. Skipped like Shared without PostgreSQL.
+func Private(t testing.TB) *Cluster {
+	t.Helper()
+	c, err := Start()
+	if err != nil {
+		Unavailable(t, err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return c
 }
 
 // command runs one of the server's programs as the server's user, in the

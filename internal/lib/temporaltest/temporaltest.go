@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,6 +32,12 @@ type Server struct {
 	Address string
 	// Log is the server's output file.
 	Log string
+
+	t      testing.TB
+	bin    string
+	args   []string
+	proc   *exec.Cmd
+	exited <-chan struct{} // closed when proc exits
 }
 
 // Find returns the temporal CLI's path: on PATH or in $(go env GOPATH)/bin.
@@ -87,12 +94,12 @@ func start(t testing.TB, bin string) (*Server, error) {
 	t.Helper()
 	dir := t.TempDir()
 	ports := proctest.FreePorts(t, 3)
-	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log")}
-	cmd := exec.Command(bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-		"--port", ports[0], "--http-port", ports[1], "--metrics-port", ports[2],
-		"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error")
-	exited := proctest.Start(t, cmd, s.Log)
-	if err := s.waitReady(exited); err != nil {
+	s := &Server{Address: "127.0.0.1:" + ports[0], Log: filepath.Join(dir, "server.log"), t: t, bin: bin,
+		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
+			"--port", ports[0], "--http-port", ports[1], "--metrics-port", ports[2],
+			"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error"}}
+	s.launch()
+	if err := s.waitReady(s.exited); err != nil {
 		out, _ := os.ReadFile(s.Log)
 		if strings.Contains(string(out), "address already in use") {
 			return nil, errPortTaken
@@ -100,6 +107,39 @@ func start(t testing.TB, bin string) (*Server, error) {
 		return nil, fmt.Errorf("the Temporal dev server did not become ready: %w\n%s", err, out)
 	}
 	return s, nil
+}
+
+// launch starts the server process (proctest stops it when the test ends).
+func (s *Server) launch() {
+	s.proc = exec.Command(s.bin, s.args...)
+	s.exited = proctest.Start(s.t, s.proc, s.Log)
+}
+
+// stop ends the server process (SIGTERM to its group, SIGKILL after 10 s)
+// and waits for it.
+func (s *Server) stop() {
+	_ = syscall.Kill(-s.proc.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-s.proc.Process.Pid, syscall.SIGKILL)
+		<-s.exited
+	}
+}
+
+// Restart stops the server, waits down, and starts it again on the same
+// ports with the same database: workflows, their histories and task
+// queues survive, as with a real cluster's restart. Clients connected
+// meanwhile see it unavailable.
+func (s *Server) Restart(t testing.TB, down time.Duration) {
+	t.Helper()
+	s.stop()
+	time.Sleep(down)
+	s.launch()
+	if err := s.waitReady(s.exited); err != nil {
+		out, _ := os.ReadFile(s.Log)
+		t.Fatalf("the Temporal dev server did not come back: %v\n%s", err, out)
+	}
 }
 
 // waitReady dials until the frontend answers a health check and the
