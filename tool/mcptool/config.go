@@ -30,6 +30,9 @@ type ServerConfig struct {
 	// Type is optional: "stdio", "http" (streamable HTTP) or "sse" (the
 	// older HTTP+SSE transport). When empty it follows from Command or URL.
 	Type string `json:"type,omitempty" toml:"type,omitempty"`
+	// OAuth configures the login of an HTTP server that asks for one
+	// (Login); nil means discovery and dynamic client registration.
+	OAuth *OAuthConfig `json:"oauth,omitempty" toml:"oauth,omitempty"`
 }
 
 // Transport names, as reported in ServerStatus.
