@@ -64,11 +64,11 @@ type config struct {
 	subParallel       int
 	subDepth          int
 	subTurns          int
-	depth             int    // 0 for a top-level engine, 1 for its sub-agents ...
+	depth             int        // 0 for a top-level engine, 1 for its sub-agents ...
 	toolSource        ToolSource // tools that may change (WithToolSource)
 	userInput         bool       // tools may ask the user (WithUserInput)
-	parentID          string // a sub-agent's parent session
-	childTitle        string // a sub-agent's session title (the task's description)
+	parentID          string     // a sub-agent's parent session
+	childTitle        string     // a sub-agent's session title (the task's description)
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

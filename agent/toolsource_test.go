@@ -113,10 +113,12 @@ func TestToolSourceFollowedBetweenModelCalls(t *testing.T) {
 // answer's action and name.
 type askingTool struct{ readOnly bool }
 
-func (a askingTool) Name() string            { return "ask" }
-func (a askingTool) Description() string     { return "asks the user" }
-func (a askingTool) Schema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
-func (a askingTool) ReadOnly() bool          { return true }
+func (a askingTool) Name() string        { return "ask" }
+func (a askingTool) Description() string { return "asks the user" }
+func (a askingTool) Schema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{}}`)
+}
+func (a askingTool) ReadOnly() bool { return true }
 func (a askingTool) Execute(ctx context.Context, _ json.RawMessage) (tool.Result, error) {
 	ask := tool.AskerFrom(ctx)
 	if ask == nil {

@@ -82,7 +82,9 @@ func TestToolListChangedIsFollowed(t *testing.T) {
 	if res := run(t, tools["mcp__srv__enable"], `{}`); res.Output != "enabled" {
 		t.Fatalf("enable = %+v", res)
 	}
-	waitFor(t, "the new tool list", func() bool { return toolsByName(m)["mcp__srv__extra"] != nil && toolsByName(m)["mcp__srv__enable"] == nil })
+	waitFor(t, "the new tool list", func() bool {
+		return toolsByName(m)["mcp__srv__extra"] != nil && toolsByName(m)["mcp__srv__enable"] == nil
+	})
 	if m.Generation() == gen {
 		t.Error("the generation did not move with the tools")
 	}
