@@ -258,17 +258,17 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	maps.Copy(servers, o.userMCP)
 	if len(servers) > 0 {
 		mctx, cancel := context.WithTimeout(ctx, mcpStartTimeout+2*time.Second)
-		rt.mcp, err = mcptool.Connect(mctx, servers, mcpOptions(c, rt.sandbox, rt.notice)...)
+		rt.mcp, err = mcptool.Connect(mctx, servers, append(mcpOptions(c, rt.sandbox, rt.notice),
+			mcptool.WithElicitation(declineElicitation(rt.notice)))...)
 		cancel()
 		if err != nil {
 			return nil, withCode(ExitError, fmt.Errorf("MCP: %w", err))
 		}
 		for _, st := range rt.mcp.Status() {
 			if !st.Connected {
-				rt.notice(fmt.Sprintf("MCP server %s did not start: %s", st.Name, st.Err))
+				rt.notice(fmt.Sprintf("MCP server %s did not start: %s", st.Name, serverState(st)))
 			}
 		}
-		rt.tools = append(rt.tools, rt.mcp.Tools()...)
 	}
 	if rt.hooks, err = newHooks(rt); err != nil {
 		rt.Close()
@@ -288,6 +288,14 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 	return rt, nil
 }
 
+// toolSource is the MCP servers' tools, or nil without servers.
+func (rt *wiring) toolSource() agent.ToolSource {
+	if rt.mcp == nil {
+		return nil
+	}
+	return rt.mcp
+}
+
 // Close stops MCP servers, releases the session lock and closes the store.
 func (rt *wiring) Close() {
 	rt.lockMu.Lock()
@@ -302,36 +310,6 @@ func (rt *wiring) Close() {
 	if rt.store != nil {
 		rt.store.Close()
 	}
-}
-
-// mcpServers merges <workdir>/.mcp.json, when the user trusts the project
-// (a cloned repository must not start commands by being opened), and
-// config.toml's [mcp_servers]; config.toml wins on a name clash.
-func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
-	out := map[string]mcptool.ServerConfig{}
-	if projectTrusted(c) {
-		fromFile, err := projectMCP(c, os.LookupEnv)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range fromFile {
-			out[k] = v
-		}
-	}
-	for k, v := range c.MCPServers {
-		out[k] = mcptool.ServerConfig{Command: v.Command, Args: v.Args, Env: v.Env, URL: v.URL, Headers: v.Headers}
-	}
-	return out, nil
-}
-
-// projectMCP reads the workdir's .mcp.json, if any, expanding ${VAR}
-// through lookup (nil: as written).
-func projectMCP(c *config.Config, lookup func(string) (string, bool)) (map[string]mcptool.ServerConfig, error) {
-	path := filepath.Join(c.Workdir, ".mcp.json")
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil
-	}
-	return mcptool.LoadMCPJSON(path, lookup)
 }
 
 func systemPrompt(ws *tool.Workspace, home string, skills []skill.Skill) string {
@@ -388,6 +366,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 		// Rebuilt per run loop: a "# note" added to AGENTS.md reaches the next turn.
 		agent.WithSystemPromptFunc(func() string { return systemPrompt(rt.ws, c.Home, rt.skills) }),
 		agent.WithTools(rt.tools...),
+		// MCP tools are re-read between model calls: a server's
+		// tools/list_changed reaches the next one.
+		agent.WithToolSource(rt.toolSource()),
 		agent.WithStore(rt.store),
 		agent.WithWorkspace(rt.ws),
 		agent.WithPlanFiles(c.Home),

@@ -379,12 +379,10 @@ func checkMCP(ctx context.Context, d *doctorRun) (string, string) {
 	status := checkOK
 	var parts []string
 	for _, st := range m.Status() {
-		if st.Connected {
-			parts = append(parts, fmt.Sprintf("%s: %d tools", st.Name, len(st.Tools)))
-		} else {
+		if !st.Connected {
 			status = checkWarn
-			parts = append(parts, fmt.Sprintf("%s: failed: %s", st.Name, st.Err))
 		}
+		parts = append(parts, fmt.Sprintf("%s: %s", st.Name, serverState(st)))
 	}
 	return status, strings.Join(parts, " · ")
 }

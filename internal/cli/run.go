@@ -191,18 +191,31 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	}
 	defer rt.Close()
 	var runOpts agent.RunOptions
-	if expanded, o, note, ok := rt.expandCommand(prompt); ok {
+	var attached []llm.Image
+	if e, ok, err := rt.expandMCPPrompt(ctx, prompt); ok {
+		if err != nil {
+			return err
+		}
+		for _, n := range e.Notes {
+			rt.notice(n)
+		}
+		prompt, attached = e.Text, e.Images
+		if len(attached) > 0 && !vision(rt.resolved) {
+			rt.notice(fmt.Sprintf("the prompt's %d picture(s) were left out: %s does not accept images", len(attached), rt.cfg.Model))
+			attached = nil
+		}
+	} else if expanded, o, note, ok := rt.expandCommand(prompt); ok {
 		if note != "" {
 			rt.notice(note)
 		}
 		prompt, runOpts = expanded, o
 	}
 	if strings.Contains(prompt, "@") {
-		var report []mention.Attached
-		prompt, report = mention.Expand(rt.ws, prompt)
-		if sum := mention.Summary(report); sum != "" {
+		e := mention.ExpandAll(ctx, rt.ws, prompt, rt.resources(), vision(rt.resolved))
+		if sum := mention.Summary(e.Report); sum != "" {
 			rt.notice(sum)
 		}
+		prompt, attached = e.Text, append(attached, e.Images...)
 	}
 	if err := checkPromptSize(rt, prompt); err != nil {
 		return err
@@ -211,6 +224,7 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if err != nil {
 		return err
 	}
+	images = append(images, attached...)
 	if err := checkVision(rt, images); err != nil {
 		return err
 	}

@@ -108,7 +108,8 @@ func sandboxLabel(rt *wiring) string {
 // or any server when the sandbox is off or unavailable, starts as a plain
 // process.
 func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcptool.Option {
-	opts := append(mcpReadOnly(c), mcptool.WithBaseEnv(os.Environ()), mcptool.WithHiddenEnv(hiddenEnv(c)...))
+	opts := append(mcpReadOnly(c), mcptool.WithBaseEnv(os.Environ()), mcptool.WithHiddenEnv(hiddenEnv(c)...),
+		mcptool.WithTokenStore(mcpTokens(c)), mcptool.WithRoots(c.Workdir))
 	if sb == nil || !sb.Support().Available {
 		return opts
 	}

@@ -204,11 +204,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			}
 			var out []string
 			for _, st := range rt.mcp.Status() {
-				line := fmt.Sprintf("%s (%s): %d tools", st.Name, st.Transport, len(st.Tools))
-				if !st.Connected {
-					line = fmt.Sprintf("%s (%s): failed: %s", st.Name, st.Transport, st.Err)
-				}
-				out = append(out, line)
+				out = append(out, fmt.Sprintf("%s (%s): %s", st.Name, st.Transport, serverState(st)))
 			}
 			return out
 		},

@@ -42,6 +42,10 @@ const (
 	TransportSSE   = "sse"
 )
 
+// Transport returns the transport the config asks for (TransportStdio,
+// TransportHTTP or TransportSSE), or an error saying what is missing.
+func (c ServerConfig) Transport() (string, error) { return c.transport() }
+
 // transport returns the transport the config asks for, or an error saying
 // what is missing.
 func (c ServerConfig) transport() (string, error) {
