@@ -302,6 +302,10 @@ func removeServerText(data []byte, name string) ([]byte, error) {
 		out = append(out, text...)
 		lastBlank = b
 	}
+	// A server cut from the end leaves no blank lines behind it.
+	for bytes.HasSuffix(out, []byte("\n\n")) && !bytes.HasSuffix(data, []byte("\n\n")) {
+		out = out[:len(out)-1]
+	}
 	return out, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/harness9/harness9/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,6 +50,10 @@ func (s *server) current() *activeCall {
 	}
 	return s.calls[len(s.calls)-1]
 }
+
+// progressGrace is how long a finished call's progress token is still
+// routed.
+const progressGrace = 2 * time.Second
 
 // progressRoutes maps the progress tokens of running calls to their
 // Progress.

@@ -105,7 +105,9 @@ func (t *mcpTool) Execute(ctx context.Context, input json.RawMessage) (tool.Resu
 	defer end()
 	if active.progress != nil {
 		tok := t.srv.m.progress.add(active.progress)
-		defer t.srv.m.progress.remove(tok)
+		// Notifications are handled apart from the result: the last ones
+		// may come just after it.
+		defer time.AfterFunc(progressGrace, func() { t.srv.m.progress.remove(tok) })
 		params.SetProgressToken(tok)
 	}
 	res, err := t.srv.session.CallTool(call, params)
