@@ -2,6 +2,7 @@ package mention
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"mime"
 	"slices"
@@ -41,13 +42,17 @@ func (a *Attachments) resource(ctx context.Context, res Resources, server, uri s
 	}
 	ctx, cancel := context.WithTimeout(ctx, resourceReadTimeout)
 	defer cancel()
-	contents, err := res.ReadResource(ctx, server, uri)
-	if err != nil {
-		// "read @docs:file:///a.md." — the full stop is the sentence's.
-		if trimmed := trimPunct(uri); trimmed != uri && trimmed != "" {
+	// "read @docs:file:///a.md." — the full stop is the sentence's: the
+	// URI without it is tried first (a server may well accept both).
+	var contents []mcptool.ResourceContent
+	err := errors.New("no URI")
+	if trimmed := trimPunct(uri); trimmed != uri && trimmed != "" {
+		if contents, err = res.ReadResource(ctx, server, trimmed); err == nil {
 			uri, name = trimmed, server+":"+trimmed
-			contents, err = res.ReadResource(ctx, server, uri)
 		}
+	}
+	if err != nil {
+		contents, err = res.ReadResource(ctx, server, uri)
 	}
 	if err != nil {
 		a.report = append(a.report, Attached{Path: name, Problem: oneLine(err.Error())})
@@ -87,9 +92,9 @@ func (a *Attachments) picture(label string, data []byte, vision bool) {
 		a.report = append(a.report, Attached{Path: label, Problem: "a picture, and the model does not accept images"})
 		return
 	}
-	img, err := picture.Prepare(data, label)
+	img, err := picture.Prepare(data, "picture")
 	if err != nil {
-		a.report = append(a.report, Attached{Path: label, Problem: oneLine(err.Error())})
+		a.report = append(a.report, Attached{Path: label, Problem: oneLine(strings.TrimPrefix(err.Error(), "picture: "))})
 		return
 	}
 	a.images = append(a.images, img)
