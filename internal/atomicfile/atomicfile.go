@@ -40,6 +40,33 @@ func WritePrivate(root *os.Root, name string, data []byte) error {
 	return err
 }
 
+// WriteFile is Write for a path: its directory is created (0700) when
+// missing and is the root of the write.
+func WriteFile(path string, data []byte) error {
+	return writePath(path, func(root *os.Root, name string) error {
+		_, err := Write(root, name, data)
+		return err
+	})
+}
+
+// WritePrivateFile is WritePrivate for a path, as WriteFile.
+func WritePrivateFile(path string, data []byte) error {
+	return writePath(path, func(root *os.Root, name string) error { return WritePrivate(root, name, data) })
+}
+
+func writePath(path string, write func(*os.Root, string) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create directory %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return write(root, filepath.Base(path))
+}
+
 // write replaces name with data; a new file gets perm, an existing regular
 // file keeps its own when keep is set.
 func write(root *os.Root, name string, data []byte, perm, dirPerm fs.FileMode, keep bool) (created bool, err error) {

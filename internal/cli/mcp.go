@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -76,13 +76,13 @@ func newMCPListCmd(e *env, g *globals) *cobra.Command {
 
 // addFlags are `mcp add`'s flags.
 type addFlags struct {
-	url, transport          string
-	headers, env, scopes    []string
-	project                 bool
-	clientID, clientSecret  string
-	callbackPort            int
-	readOnlyTools           []string
-	unconfined, force, json bool
+	url, transport         string
+	headers, env, scopes   []string
+	project                bool
+	clientID, clientSecret string
+	callbackPort           int
+	readOnlyTools          []string
+	unconfined             bool
 }
 
 func newMCPAddCmd(e *env, g *globals) *cobra.Command {
@@ -255,26 +255,40 @@ func newMCPRemoveCmd(e *env, g *globals) *cobra.Command {
 	return cmd
 }
 
-// findServer is the configured server called name, where it comes from,
-// and its settings as written (for display) and expanded (for use).
-func findServer(c *config.Config, name string) (source string, written, expanded mcptool.ServerConfig, err error) {
+// serverRef is a configured server: where it comes from, its settings as
+// written (to show) and expanded (to use), and whether it may start (a
+// project's server needs the project's trust).
+type serverRef struct {
+	source            string
+	written, expanded mcptool.ServerConfig
+	trusted           bool
+}
+
+// configuredServer loads the configuration and finds server name in it:
+// the user's config first, then the project's .mcp.json. An untrusted
+// project's server is expanded from nothing (no variable is read for it).
+func configuredServer(e *env, g *globals, name string) (*config.Config, serverRef, error) {
+	c, err := g.load(e, config.Flags{})
+	if err != nil {
+		return nil, serverRef{}, err
+	}
 	if s, ok := c.MCPServers[name]; ok {
-		return c.File, serverConfig(s, func(string) string { return "" }), mcptool.ExpandEnv(serverConfig(s, os.Getenv), os.LookupEnv), nil
+		return c, serverRef{source: c.File, written: serverConfig(s, func(string) string { return "" }),
+			expanded: mcptool.ExpandEnv(serverConfig(s, os.Getenv), os.LookupEnv), trusted: true}, nil
 	}
 	project, err := projectMCP(c, nil)
 	if err != nil {
-		return "", written, expanded, usageErr("%v", err)
+		return nil, serverRef{}, usageErr("%v", err)
 	}
-	if s, ok := project[name]; ok {
-		src := c.Workdir + "/" + config.ProjectMCPFile
-		if !projectTrusted(c) {
-			return src, s, s, errUntrusted
-		}
-		return src, s, mcptool.ExpandEnv(s, os.LookupEnv), nil
+	s, ok := project[name]
+	if !ok {
+		return nil, serverRef{}, usageErr("no MCP server %s; `harness9 mcp list` shows the configured ones", name)
 	}
-	return "", written, expanded, usageErr("no MCP server %s; `harness9 mcp list` shows the configured ones", name)
+	ref := serverRef{source: filepath.Join(c.Workdir, config.ProjectMCPFile), written: s, trusted: projectTrusted(c)}
+	lookup := func(string) (string, bool) { return "", false }
+	if ref.trusted {
+		lookup = os.LookupEnv
+	}
+	ref.expanded = mcptool.ExpandEnv(s, lookup)
+	return c, ref, nil
 }
-
-// errUntrusted says a server belongs to a project the user has not
-// trusted.
-var errUntrusted = errors.New("the project is not trusted")

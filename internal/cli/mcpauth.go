@@ -32,23 +32,20 @@ func newMCPLoginCmd(e *env, g *globals) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			c, err := g.load(e, config.Flags{})
+			c, ref, err := configuredServer(e, g, name)
 			if err != nil {
 				return err
 			}
-			source, _, s, err := findServer(c, name)
-			if errors.Is(err, errUntrusted) {
-				return usageErr("%s comes from %s, which you have not trusted: read it, then run harness9 trust", name, source)
+			if !ref.trusted {
+				return usageErr("%s comes from %s, which you have not trusted: read it, then run harness9 trust", name, ref.source)
 			}
-			if err != nil {
-				return err
-			}
+			s := ref.expanded
 			if kind, _ := s.Transport(); kind != mcptool.TransportHTTP {
 				return usageErr("%s is a %s server; only streamable HTTP servers (url) log in with OAuth", name, kind)
 			}
 			for k := range s.Headers {
 				if strings.EqualFold(k, "Authorization") {
-					return usageErr("%s sends an Authorization header of its own (%s); remove it to log in with OAuth", name, source)
+					return usageErr("%s sends an Authorization header of its own (%s); remove it to log in with OAuth", name, ref.source)
 				}
 			}
 			creds, err := mcptool.Login(cmd.Context(), name, s, mcptool.LoginOptions{
@@ -76,18 +73,11 @@ func newMCPLogoutCmd(e *env, g *globals) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			name := args[0]
-			c, err := g.load(e, config.Flags{})
+			c, ref, err := configuredServer(e, g, name)
 			if err != nil {
 				return err
 			}
-			_, written, s, err := findServer(c, name)
-			if errors.Is(err, errUntrusted) {
-				s, err = mcptool.ExpandEnv(written, func(string) (string, bool) { return "", false }), nil
-			}
-			if err != nil {
-				return err
-			}
-			store := mcpTokens(c)
+			s, store := ref.expanded, mcpTokens(c)
 			if creds, _ := store.Load(s.URL); creds == nil || s.URL == "" {
 				fmt.Fprintf(e.stdout, "%s had no stored login\n", name)
 				return nil
@@ -108,15 +98,11 @@ func newMCPGetCmd(e *env, g *globals) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			name := args[0]
-			c, err := g.load(e, config.Flags{})
+			c, ref, err := configuredServer(e, g, name)
 			if err != nil {
 				return err
 			}
-			source, written, s, err := findServer(c, name)
-			trusted := !errors.Is(err, errUntrusted)
-			if err != nil && trusted {
-				return err
-			}
+			source, written, s, trusted := ref.source, ref.written, ref.expanded, ref.trusted
 			out := termtext.Writer(e.stdout)
 			fmt.Fprintf(out, "%s\n", name)
 			row := func(k, v string) { fmt.Fprintf(out, "  %-10s %s\n", k+":", v) }

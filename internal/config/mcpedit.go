@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -168,20 +167,10 @@ func decodeConfig(path string, data []byte) (file, error) {
 // writeConfigText replaces the file atomically; a new one is the user's
 // alone (it may come to hold header values).
 func writeConfigText(path string, data []byte, existed bool) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
 	if !existed {
-		return atomicfile.WritePrivate(root, filepath.Base(path), data)
+		return atomicfile.WritePrivateFile(path, data)
 	}
-	_, err = atomicfile.Write(root, filepath.Base(path), data)
-	return err
+	return atomicfile.WriteFile(path, data)
 }
 
 // tomlItem is one top-level expression of a TOML document, by lines.

@@ -119,28 +119,29 @@ func members(data []byte) ([]member, error) {
 // writeMCPJSON writes top with its mcpServers replaced by servers,
 // indented by two spaces.
 func writeMCPJSON(path string, top, servers []member) error {
-	var inner bytes.Buffer
-	inner.WriteString("{")
-	for i, m := range servers {
-		if i > 0 {
-			inner.WriteString(",")
-		}
-		k, _ := json.Marshal(m.key)
-		fmt.Fprintf(&inner, "%s:%s", k, m.value)
-	}
-	inner.WriteString("}")
+	inner := object(servers)
 	found := false
 	for i := range top {
 		if top[i].key == "mcpServers" {
-			top[i].value, found = inner.Bytes(), true
+			top[i].value, found = inner, true
 		}
 	}
 	if !found {
-		top = append(top, member{"mcpServers", inner.Bytes()})
+		top = append(top, member{"mcpServers", inner})
 	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, object(top), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	return atomicfile.WriteFile(path, out.Bytes())
+}
+
+// object is the JSON object of ms, in their order.
+func object(ms []member) []byte {
 	var b bytes.Buffer
 	b.WriteString("{")
-	for i, m := range top {
+	for i, m := range ms {
 		if i > 0 {
 			b.WriteString(",")
 		}
@@ -148,16 +149,5 @@ func writeMCPJSON(path string, top, servers []member) error {
 		fmt.Fprintf(&b, "%s:%s", k, m.value)
 	}
 	b.WriteString("}")
-	var out bytes.Buffer
-	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	root, err := os.OpenRoot(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	_, err = atomicfile.Write(root, filepath.Base(path), out.Bytes())
-	return err
+	return b.Bytes()
 }

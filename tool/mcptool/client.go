@@ -19,6 +19,9 @@ func (m *Manager) newClient(s *server) *mcp.Client {
 	}
 	if len(m.opts.roots) > 0 {
 		// The roots are fixed for the manager's life: no list_changed.
+		// Roots are deprecated from protocol 2026-07-28 on, but the servers
+		// of every earlier version ask for them.
+		//lint:ignore SA1019 servers of protocols before 2026-07-28 use roots
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "harness9", Version: m.opts.version}, &mcp.ClientOptions{
@@ -34,6 +37,7 @@ func (m *Manager) newClient(s *server) *mcp.Client {
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { s.forgetResources() },
 	})
 	for _, dir := range m.opts.roots {
+		//lint:ignore SA1019 servers of protocols before 2026-07-28 use roots
 		c.AddRoots(&mcp.Root{URI: fileURI(dir), Name: filepath.Base(dir)})
 	}
 	return c

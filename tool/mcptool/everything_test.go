@@ -42,6 +42,7 @@ func everythingCommand(t *testing.T) ServerConfig {
 }
 
 func TestEverythingServerStdio(t *testing.T) {
+	t.Parallel()
 	cfg := everythingCommand(t)
 	m, err := Connect(context.Background(), map[string]ServerConfig{"everything": cfg}, WithTimeout(60*time.Second))
 	if err != nil {
@@ -52,6 +53,7 @@ func TestEverythingServerStdio(t *testing.T) {
 }
 
 func TestEverythingServerStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	cfg := everythingCommand(t)
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -148,6 +150,7 @@ func isReadOnly(t interface{ Name() string }) bool {
 // The reference server's progress notifications reach the call's output,
 // and its roots tool sees the roots offered.
 func TestEverythingServerProgressAndRoots(t *testing.T) {
+	t.Parallel()
 	cfg := everythingCommand(t)
 	dir := t.TempDir()
 	m, err := Connect(context.Background(), map[string]ServerConfig{"everything": cfg}, WithTimeout(60*time.Second), WithRoots(dir))

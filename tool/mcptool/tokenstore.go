@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/harness9/harness9/internal/atomicfile"
@@ -125,15 +126,7 @@ func (s *FileTokenStore) Save(c *Credentials) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("MCP credentials: %w", err)
-	}
-	root, err := os.OpenRoot(s.dir)
-	if err != nil {
-		return fmt.Errorf("MCP credentials: %w", err)
-	}
-	defer root.Close()
-	if err := atomicfile.WritePrivate(root, fileName(c.URL), data); err != nil {
+	if err := atomicfile.WritePrivateFile(filepath.Join(s.dir, fileName(c.URL)), data); err != nil {
 		return fmt.Errorf("MCP credentials: %w", err)
 	}
 	return nil
