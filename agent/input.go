@@ -20,6 +20,22 @@ type InputRequest struct {
 	reply    chan tool.Answer
 }
 
+// NewInputRequest is a request for q on behalf of call callID; the engine
+// makes them, a front end's tests may too.
+func NewInputRequest(callID string, q tool.Question) *InputRequest {
+	return &InputRequest{CallID: callID, Question: q, reply: make(chan tool.Answer, 1)}
+}
+
+// Wait blocks until the request is answered or ctx ends.
+func (r *InputRequest) Wait(ctx context.Context) (tool.Answer, error) {
+	select {
+	case <-ctx.Done():
+		return tool.Answer{}, ctx.Err()
+	case a := <-r.reply:
+		return a, nil
+	}
+}
+
 // Respond answers the request.
 func (r *InputRequest) Respond(a tool.Answer) {
 	select {
@@ -47,13 +63,8 @@ func (l *turnLoop) asker(q *eventQueue, id string) tool.Asker {
 			q.output(id, fmt.Sprintf("%s asked for input while planning; declined, because it can change things\n", question.From))
 			return tool.Answer{Action: tool.Decline}, nil
 		}
-		req := &InputRequest{CallID: id, Question: question, reply: make(chan tool.Answer, 1)}
+		req := NewInputRequest(id, question)
 		q.push(req)
-		select {
-		case <-ctx.Done():
-			return tool.Answer{}, ctx.Err()
-		case a := <-req.reply:
-			return a, nil
-		}
+		return req.Wait(ctx)
 	}
 }
