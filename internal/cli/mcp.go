@@ -180,6 +180,9 @@ func addToProject(e *env, c *config.Config, name string, s config.MCPServer) err
 	if o := s.OAuth; o != nil {
 		sc.OAuth = &mcptool.OAuthConfig{ClientID: o.ClientID, CallbackPort: o.CallbackPort, Scopes: o.Scopes}
 	}
+	if _, err := sc.Transport(); err != nil {
+		return usageErr("MCP server %s: %v", name, err)
+	}
 	if err := config.AddProjectMCP(c.Workdir, name, sc); err != nil {
 		return usageErr("%v", err)
 	}

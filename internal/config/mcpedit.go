@@ -39,6 +39,9 @@ func AddMCPServer(path, name string, s MCPServer) error {
 	if !ValidServerName(name) {
 		return fmt.Errorf("%q cannot name an MCP server: use letters, digits, '-' and '_'", name)
 	}
+	if problem := checkMCPServer(s); problem != "" {
+		return fmt.Errorf("MCP server %s: %s", name, problem)
+	}
 	data, existed, err := readConfigText(path)
 	if err != nil {
 		return err

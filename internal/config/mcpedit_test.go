@@ -81,6 +81,9 @@ func TestAddMCPServerKeepsTheFile(t *testing.T) {
 	if err := AddMCPServer(path, "bad name", s); err == nil {
 		t.Error("a server name with a space was accepted")
 	}
+	if err := AddMCPServer(path, "mixed", MCPServer{Type: "stdio", URL: "https://x"}); err == nil || !strings.Contains(err.Error(), "type stdio") {
+		t.Errorf("a stdio server with a url was accepted: %v", err)
+	}
 }
 
 func load(t *testing.T, path string) *Config {
