@@ -192,7 +192,12 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	defer rt.Close()
 	var runOpts agent.RunOptions
 	var attached []llm.Image
-	if e, ok, err := rt.expandMCPPrompt(ctx, prompt); ok {
+	if expanded, o, note, ok := rt.expandCommand(prompt); ok {
+		if note != "" {
+			rt.notice(note)
+		}
+		prompt, runOpts = expanded, o
+	} else if e, ok, err := rt.expandMCPPrompt(ctx, prompt); ok {
 		if err != nil {
 			return err
 		}
@@ -204,11 +209,6 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 			rt.notice(fmt.Sprintf("the prompt's %d picture(s) were left out: %s does not accept images", len(attached), rt.cfg.Model))
 			attached = nil
 		}
-	} else if expanded, o, note, ok := rt.expandCommand(prompt); ok {
-		if note != "" {
-			rt.notice(note)
-		}
-		prompt, runOpts = expanded, o
 	}
 	if strings.Contains(prompt, "@") {
 		e := mention.ExpandAll(ctx, rt.ws, prompt, rt.resources(), vision(rt.resolved))
