@@ -171,8 +171,13 @@ func (l *turnLoop) why(d permission.Decision, t tool.Tool) string {
 	if l.policy.AskReason != "" {
 		return l.policy.AskReason
 	}
+	if u, ok := t.(tool.Uncontained); ok {
+		if r := u.UncontainedReason(); r != "" {
+			return r
+		}
+	}
 	if _, ok := t.(tool.Contained); ok {
-		return "the kernel sandbox is not available, so nothing bounds what this call changes"
+		return "the kernel sandbox does not contain this call, so nothing bounds what it changes"
 	}
 	return "this tool may change things outside the workdir's sandbox"
 }
@@ -235,6 +240,15 @@ func (e *Engine) outputIsDiff(name string) bool {
 	}
 	d, ok := t.(tool.DiffOutput)
 	return ok && d.OutputIsDiff()
+}
+
+// DescribeResult is what a front end shows of a stored tool result when
+// it draws a session again: the tool's one-line summary ("" when it gives
+// none) and whether the output is a unified diff, as the live ToolResult
+// event said.
+func (e *Engine) DescribeResult(call llm.ToolCall, output string, isError bool) (summary string, diff bool) {
+	res := tool.Result{Output: output, IsError: isError}
+	return e.summary(call, res), !isError && e.outputIsDiff(call.Name)
 }
 
 func (e *Engine) summary(call llm.ToolCall, res tool.Result) string {

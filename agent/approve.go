@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/planning"
 )
 

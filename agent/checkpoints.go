@@ -126,10 +126,15 @@ func (e *Engine) Rewind(ctx context.Context, turn int, overwrite func(path strin
 	return rep, err
 }
 
+// NotePrefix begins the user messages harness9 adds to a history itself
+// (a rewind's note), so a front end drawing the session again shows them
+// as notes, not as something the user typed.
+const NotePrefix = "[harness9] "
+
 // RewindNote is the message added to a session's history after a rewind,
 // so the model does not assume its earlier edits are still there.
 func RewindNote(rep checkpoint.Report) llm.Message {
-	return llm.Message{Role: llm.RoleUser, Content: "[harness9] The user undid file changes; the workdir's files are " +
+	return llm.Message{Role: llm.RoleUser, Content: NotePrefix + "The user undid file changes; the workdir's files are " +
 		"back to an earlier state. Read files again before relying on earlier edits.\n" + rep.Summary()}
 }
 

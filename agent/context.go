@@ -55,7 +55,7 @@ func (l *turnLoop) maybeCompact(ctx context.Context) error {
 	case errors.Is(err, compact.ErrFixedPartTooLarge):
 		return fmt.Errorf("agent: %w", err)
 	case err != nil && !errors.Is(err, compact.ErrTooShort):
-		l.e.log.Warn("agent: compaction failed; continuing with the history as it is", "err", err)
+		l.e.log.WarnContext(ctx, "agent: compaction failed; continuing with the history as it is", "err", err)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ import (
 
 	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/checkpoint"
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
@@ -87,7 +87,10 @@ func New(p llm.Provider, opts ...Option) (*Engine, error) {
 	if err := cfg.fill(p); err != nil {
 		return nil, err
 	}
-	stOpts := []sessionstate.Option{sessionstate.WithLogger(cfg.logger)}
+	stOpts := []sessionstate.Option{sessionstate.WithLogger(cfg.logger), sessionstate.WithClock(cfg.now)}
+	if cfg.observer != nil {
+		stOpts = append(stOpts, sessionstate.WithUsageHook(cfg.observer.Usage))
+	}
 	if cfg.modeSet {
 		stOpts = append(stOpts, sessionstate.WithMode(cfg.mode))
 	}

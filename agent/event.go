@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 
-	"github.com/harness9/harness9/internal/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -14,20 +13,29 @@ type Event interface {
 	Type() string
 }
 
-// RunStatus is how a run (or an auto-execution) ended.
+// RunStatus is how a run (or an auto-execution) ended, as the Done event
+// and the CLI report it: RunCompleted, RunAwaitingApproval, RunStalled,
+// RunMaxTurns, RunCancelled or RunError. They are the planning driver's,
+// which both engines run.
 type RunStatus string
 
-// The final statuses of a run, as reported by the Done event and the CLI:
-// "completed", "awaiting_approval", "stalled", "max_turns", "cancelled" and
-// "error". They are the planning driver's, which both engines run.
-const (
-	RunCompleted        = RunStatus(driver.Completed)
-	RunAwaitingApproval = RunStatus(driver.AwaitingApproval)
-	RunStalled          = RunStatus(driver.Stalled)
-	RunMaxTurns         = RunStatus(driver.MaxTurns)
-	RunCancelled        = RunStatus(driver.Cancelled)
-	RunError            = RunStatus(driver.Error)
-)
+// RunCompleted: the model finished (or every todo of an approved plan is done).
+const RunCompleted RunStatus = "completed"
+
+// RunAwaitingApproval: a plan was submitted; answer it with Engine.Review.
+const RunAwaitingApproval RunStatus = "awaiting_approval"
+
+// RunStalled: auto-execution made no progress for the stall threshold's rounds.
+const RunStalled RunStatus = "stalled"
+
+// RunMaxTurns: the run reached its turn limit (WithMaxTurns).
+const RunMaxTurns RunStatus = "max_turns"
+
+// RunCancelled: the run's context ended, or its consumer stopped reading.
+const RunCancelled RunStatus = "cancelled"
+
+// RunError: the provider, the store or the engine failed; Done.Err says how.
+const RunError RunStatus = "error"
 
 // SessionStarted opens every run's stream.
 type SessionStarted struct {
@@ -44,6 +52,14 @@ type ReasoningDelta struct{ Text string }
 
 // Text is a whole assistant message's text, sent once the message completes.
 type Text struct{ Text string }
+
+// StreamRetry says the model's answer was cut off mid-stream and the call
+// is being made again (Attempt counts from 1): the text deltas streamed
+// since the last complete message are void, the new answer streams anew.
+type StreamRetry struct {
+	Attempt int
+	Reason  string
+}
 
 // ToolCall announces a tool call about to run.
 type ToolCall struct {
@@ -63,6 +79,9 @@ type ToolResult struct {
 	Summary string
 	// Diff says the output is a unified diff (tool.DiffOutput).
 	Diff bool
+	// ExitCode is the exit status of the command the call ran, if any
+	// (tool.Result.ExitCode).
+	ExitCode *int
 }
 
 // ToolOutput is output a running tool produced so far (a command's
@@ -129,21 +148,27 @@ type Done struct {
 	Err    error `json:"-"`
 }
 
-// Decision answers an ApprovalRequest.
+// Decision answers an ApprovalRequest (ApprovalRequest.Respond): Deny,
+// AllowOnce, AllowSession, AllowProject or Refuse.
 type Decision int
 
-// The answers to an ApprovalRequest.
-const (
-	Deny         Decision = iota // refuse this call; Reason goes back to the model
-	AllowOnce                    // run this call
-	AllowSession                 // run this call and every later call of the same tool this session
-	// AllowProject runs this call and adds the request's Rules to the
-	// allow rules of this project for good (WithPermissionStore).
-	AllowProject
-	// Refuse refuses the call when nobody can be asked (headless without a
-	// terminal); Reason is the whole message the model sees.
-	Refuse
-)
+// Deny refuses the call; the reason goes back to the model.
+const Deny Decision = 0
+
+// AllowOnce runs this call.
+const AllowOnce Decision = 1
+
+// AllowSession runs this call and every later call of the same tool in
+// this session.
+const AllowSession Decision = 2
+
+// AllowProject runs this call and adds the request's Rules to the allow
+// rules of this project for good (WithPermissionStore).
+const AllowProject Decision = 3
+
+// Refuse refuses the call when nobody can be asked (headless without a
+// terminal); the reason is the whole message the model sees.
+const Refuse Decision = 4
 
 // ApprovalRequest asks the user whether a tool call may run: a call the
 // mode or an ask rule puts to the user (DESIGN §7.2). The run blocks until
@@ -194,4 +219,5 @@ func (Compacted) Type() string        { return "compacted" }
 func (UsageUpdate) Type() string      { return "usage" }
 func (Error) Type() string            { return "error" }
 func (Done) Type() string             { return "done" }
+func (StreamRetry) Type() string      { return "retry" }
 func (*ApprovalRequest) Type() string { return "approval_request" }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/sandbox"
@@ -95,6 +95,62 @@ func TestGatedPlanModeBashKeepsEveryLayerThatNeedsNoKernel(t *testing.T) {
 			if strings.Contains(m.Content, leak) {
 				t.Errorf("%s reached the model: %q", leak, m.Content)
 			}
+		}
+	}
+}
+
+// A repository's configuration names programs that git runs without any
+// option asking for them: a filter's clean program on git status,
+// diff.external on git diff, a textconv program on git log -p; and files
+// anywhere that git reads and shows (core.attributesFile, whose words git
+// check-attr prints). Without a kernel sandbox (plan_bash = "gated")
+// nothing would confine them: they are switched off.
+func TestGatedPlanModeGitRunsNoDriver(t *testing.T) {
+	gitattack.RequireGit(t)
+	outside := t.TempDir()
+	canary := filepath.Join(outside, "DRIVER-RAN")
+	netrc := filepath.Join(outside, "netrc")
+	if err := os.WriteFile(netrc, []byte("machine example.com login me password CANARY-netrc-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t,
+		bashCall("git status --short"),
+		bashCall("git diff"),
+		bashCall("git log -p -1"),
+		bashCall("git check-attr -a machine"),
+		scripted.Turn{Text: "done"},
+	)
+	run := `echo one > a.txt && printf 'x\n' > b.bin && git init -q . && git add . && git -c user.name=u -c user.email=u@x commit -qm init && ` +
+		`echo two >> a.txt && echo y >> b.bin && printf '*.txt filter=f\n*.bin diff=d\n' > .git/info/attributes && ` +
+		`git config filter.f.clean "sh -c 'echo clean >> ` + canary + `; cat'" && ` +
+		`git config diff.external "sh -c 'echo external >> ` + canary + `'" && ` +
+		`git config diff.d.textconv "sh -c 'echo textconv >> ` + canary + `; cat \"\$0\"'" && ` +
+		`git config core.attributesFile ` + netrc + ` && touch a.txt`
+	git := exec.Command("bash", "-c", run)
+	git.Dir, git.Env = h.dir, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+h.home)
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	h.sbOpts = []sandbox.Option{sandbox.WithSupport(sandbox.Support{Reason: "simulated: no Landlock"})}
+	h.bashOpts = []builtin.BashOption{builtin.WithUnconfinedReadOnly(true), builtin.WithBaseEnv(os.Environ())}
+	eng := h.engine(agent.WithMode(planning.ModePlan))
+	evs := drain(t, eng.Run(context.Background(), "explore"))
+	res := resultsOf(evs)
+	if len(res) != 4 {
+		t.Fatalf("%d results, want 4:\n%s", len(res), dump(evs))
+	}
+	if b, err := os.ReadFile(canary); err == nil {
+		t.Errorf("git ran a program the repository configured:\n%s", b)
+	}
+	if !strings.Contains(res[0].Output, "a.txt") {
+		t.Errorf("git status: %+v", res[0])
+	}
+	if !strings.Contains(res[2].Output, "+x") {
+		t.Errorf("git log -p: %+v", res[2])
+	}
+	for _, m := range h.messages(eng.SessionID()) {
+		if strings.Contains(m.Content, "CANARY-netrc-token") {
+			t.Errorf("a file outside the workdir that the configuration names reached the model: %q", m.Content)
 		}
 	}
 }

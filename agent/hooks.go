@@ -114,8 +114,9 @@ func (l *turnLoop) postToolUse(ctx context.Context, call llm.ToolCall, res *tool
 	}
 }
 
-// stopHookNote begins the message a blocking stop hook adds.
-const stopHookNote = "The user's stop hook asks you to go on before stopping:\n\n"
+// StopHookNote begins the message a blocking stop hook adds to the
+// history; what follows it is the hook's reason.
+const StopHookNote = "The user's stop hook asks you to go on before stopping:\n\n"
 
 // stopHooks runs the stop hooks when the model has stopped calling tools.
 // It reports whether a hook blocked the stop; its reason is then added to
@@ -129,6 +130,6 @@ func (l *turnLoop) stopHooks(ctx context.Context) (goOn bool, err error) {
 		return false, nil
 	}
 	l.stopActive = true
-	msg := llm.Message{Role: llm.RoleUser, Content: stopHookNote + out.Reason}
+	msg := llm.Message{Role: llm.RoleUser, Content: StopHookNote + out.Reason}
 	return true, l.e.st.Append(ctx, msg)
 }

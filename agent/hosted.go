@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -56,15 +56,31 @@ func (h hostedSteps) run(ctx context.Context, l *driver.Loop, fn func(ctx contex
 		}
 		return true
 	}}
+	ctx, end := e.observe(ctx, s)
 	x := &engineSteps{e: e, s: s, retried: true}
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("agent: panic in a step", "panic", p, "stack", string(debug.Stack()))
+			e.log.ErrorContext(ctx, "agent: panic in a step", "panic", p, "stack", string(debug.Stack()))
 			r, err = driver.Result{}, fmt.Errorf("agent: internal error: %v", p)
 		}
 		x.End(ctx, l)
+		if end != nil {
+			end(stepStatus(r, err), err)
+		}
 	}()
 	return fn(ctx, x)
+}
+
+// stepStatus is how a step's run ended, for its observer: the status that
+// ends the loop, RunError on failure, else completed (the loop goes on).
+func stepStatus(r driver.Result, err error) RunStatus {
+	switch {
+	case err != nil:
+		return RunError
+	case r.End != "":
+		return RunStatus(r.End)
+	}
+	return RunCompleted
 }
 
 // stepRefusal is what the model sees for a call that needed someone's yes.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"

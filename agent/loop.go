@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"time"
 
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -99,7 +101,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 		// Only a status no run can start from (another process's Running
 		// would have been restored as Idle) gets here; the run goes on and
 		// the status stays what it was.
-		e.log.Warn("agent: the planning workflow refused to start a run", "err", err)
+		e.log.WarnContext(ctx, "agent: the planning workflow refused to start a run", "err", err)
 	}
 	e.syncTools()
 	model := e.cfg.model
@@ -144,7 +146,7 @@ func (l *turnLoop) syncTools() {
 // and saves the planning state.
 func (e *Engine) leave(ctx context.Context) {
 	if err := e.st.FinishRun(ctx); err != nil {
-		e.log.Warn("agent: the planning workflow refused to end a run", "err", err)
+		e.log.WarnContext(ctx, "agent: the planning workflow refused to end a run", "err", err)
 	}
 }
 
@@ -169,16 +171,48 @@ func (l *turnLoop) request() llm.Request {
 	}
 }
 
-// callModel streams one model call, forwarding text and reasoning as
-// deltas, and reports the whole message and the usage once it completes.
-// On failure the partial response is returned with the error.
+// maxStreamRetries bounds the retries of a model call whose stream was cut
+// after it began (the provider retries failures before its first chunk).
+const maxStreamRetries = 2
+
+// callModel makes one model call. A stream cut after it began (a dropped
+// connection, a 5xx mid-stream) is made again, as the provider retries a
+// failure before the first chunk: none of its tool calls has run, since
+// tools run only once a message is complete. StreamRetry tells consumers
+// to drop the partial text they were shown.
 func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response, error) {
+	for attempt := 1; ; attempt++ {
+		resp, began, err := l.streamModel(ctx, req)
+		var perr *llm.ProviderError
+		if err == nil || !began || attempt > maxStreamRetries || ctx.Err() != nil ||
+			!errors.As(err, &perr) || !perr.Retryable() {
+			return resp, err
+		}
+		if !l.s.emit(StreamRetry{Attempt: attempt, Reason: err.Error()}) {
+			return resp, context.Canceled
+		}
+		wait := llm.RetryPolicy{}.Backoff(attempt - 1)
+		l.e.log.Warn("agent: the model's stream was cut; calling it again", "attempt", attempt, "wait", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return resp, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// streamModel streams one model call, forwarding text and reasoning as
+// deltas, and reports the whole message and the usage once it completes.
+// On failure the partial response is returned with the error; began says
+// whether any chunk had arrived.
+func (l *turnLoop) streamModel(ctx context.Context, req llm.Request) (resp llm.Response, began bool, err error) {
 	var acc llm.Accumulator
 	complete := false
 	for c, err := range l.e.provider.Stream(ctx, req) {
 		if err != nil {
-			return acc.Response(), err
+			return acc.Response(), began, err
 		}
+		began = true
 		acc.Add(c)
 		ok := true
 		switch c.Kind {
@@ -190,19 +224,35 @@ func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response
 			complete = true
 		}
 		if !ok {
-			return acc.Response(), context.Canceled
+			return acc.Response(), began, context.Canceled
 		}
 	}
-	resp := acc.Response()
+	resp = acc.Response()
 	if err := ctx.Err(); err != nil && !complete {
-		return resp, err
+		return resp, began, err
 	}
 	if resp.Message.Content != "" {
 		l.text = resp.Message.Content
 		l.s.emit(Text{Text: resp.Message.Content})
 	}
+	l.e.st.AddUsage(ctx, l.modelLabel(), callUsage(resp))
 	l.s.emit(l.e.usageUpdate(resp.Usage))
-	return resp, nil
+	return resp, began, nil
+}
+
+// modelLabel is the "provider/model" of this run's model calls.
+func (l *turnLoop) modelLabel() string {
+	if l.model == l.e.cfg.model {
+		return l.e.cfg.modelLabel
+	}
+	return l.e.provider.Name() + "/" + l.model
+}
+
+// callUsage is what one model call used, for the usage ledger.
+func callUsage(resp llm.Response) session.Usage {
+	u := resp.Usage
+	return session.Usage{ModelCalls: 1, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ToolCalls: len(resp.Message.ToolCalls)}
 }
 
 // modelFailed ends a loop whose model call failed or was cancelled. The
@@ -213,7 +263,7 @@ func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error
 	partial.ToolCalls = nil
 	if partial.Content != "" || partial.Reasoning != "" {
 		if perr := l.e.st.Append(ctx, partial); perr != nil {
-			l.e.log.Warn("agent: could not save the partial answer", "err", perr)
+			l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)
 		}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {

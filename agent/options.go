@@ -69,6 +69,8 @@ type config struct {
 	userInput         bool       // tools may ask the user (WithUserInput)
 	parentID          string     // a sub-agent's parent session
 	childTitle        string     // a sub-agent's session title (the task's description)
+	agentName         string     // a sub-agent's definition name
+	observer          Observer
 }
 
 // ResultHook may amend a successful tool result before the model sees it and

@@ -7,7 +7,7 @@ import (
 
 	"github.com/harness9/harness9/agent/internal/sessionstate"
 	"github.com/harness9/harness9/hook"
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -189,7 +189,7 @@ func (e *Engine) storedAnswer(after int) (msg llm.Message, ok bool) {
 func (e *Engine) stopNoted(after int) (noted bool) {
 	e.st.Read(func(history []llm.Message) {
 		i := after + 1
-		noted = after > 0 && i < len(history) && history[i].Role == llm.RoleUser && strings.HasPrefix(history[i].Content, stopHookNote)
+		noted = after > 0 && i < len(history) && history[i].Role == llm.RoleUser && strings.HasPrefix(history[i].Content, StopHookNote)
 	})
 	return noted
 }

@@ -20,12 +20,16 @@ type stream struct {
 	yield   func(Event) bool
 	cancel  context.CancelFunc
 	stopped bool
+	obs     RunObserver // nil without an Observer (observe.go)
 }
 
 // emit hands ev to the consumer and reports whether it still listens.
 func (s *stream) emit(ev Event) bool {
 	if s.stopped {
 		return false
+	}
+	if s.obs != nil {
+		s.obs.Event(ev)
 	}
 	if !s.yield(ev) {
 		s.stopped = true
@@ -53,11 +57,15 @@ func (e *Engine) serve(ctx context.Context, fn body) iter.Seq[Event] {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		s := &stream{yield: yield, cancel: cancel}
+		ctx, end := e.observe(ctx, s)
 		status, err := e.guard(ctx, s, fn)
 		if status == RunError && err != nil {
 			s.emit(Error{Message: err.Error()})
 		}
 		s.emit(Done{Status: status, Err: err})
+		if end != nil {
+			end(status, err)
+		}
 	}
 }
 
@@ -66,7 +74,7 @@ func (e *Engine) serve(ctx context.Context, fn body) iter.Seq[Event] {
 func (e *Engine) guard(ctx context.Context, s *stream, fn body) (status RunStatus, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			e.log.Error("agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
+			e.log.ErrorContext(ctx, "agent: panic in the run loop", "panic", p, "stack", string(debug.Stack()))
 			status, err = RunError, fmt.Errorf("agent: internal error: %v", p)
 		}
 	}()

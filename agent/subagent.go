@@ -51,8 +51,8 @@ func WithSubagentLimits(maxParallel, maxDepth, maxTurns int) Option {
 }
 
 // childOf marks the engine as a sub-agent of the session parentID.
-func childOf(parentID, title string, depth int) Option {
-	return func(c *config) { c.parentID, c.childTitle, c.depth = parentID, title, depth }
+func childOf(parentID, title, agent string, depth int) Option {
+	return func(c *config) { c.parentID, c.childTitle, c.agentName, c.depth = parentID, title, agent, depth }
 }
 
 // isChild reports whether the engine runs a sub-agent.
@@ -137,7 +137,7 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 		WithLogger(e.log), WithClock(e.cfg.now), WithPermissions(e.cfg.permissions),
 		WithPermissionStore(e.cfg.savePermission), WithResultHook(e.cfg.resultHook),
 		WithSubagents(e.cfg.subagents), WithSubagentLimits(e.cfg.subParallel, e.cfg.subDepth, e.cfg.subTurns),
-		childOf(e.SessionID(), req.Description, e.cfg.depth+1),
+		childOf(e.SessionID(), req.Description, def.Name, e.cfg.depth+1), WithObserver(e.cfg.observer),
 		// The user's hooks guard a sub-agent's calls as they guard the
 		// parent's: delegating must not get around a pre_tool_use hook.
 		WithHooks(e.cfg.hooks),

@@ -248,7 +248,7 @@ func (l *turnLoop) pump(ctx context.Context, calls []llm.ToolCall, fn func(conte
 	results := make([]tool.Result, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		cctx := tool.ContextWithProgress(ctx, func(text string) { q.output(c.ID, text) })
+		cctx := tool.ContextWithProgress(l.s.toolContext(ctx, c.ID), func(text string) { q.output(c.ID, text) })
 		if l.e.cfg.userInput {
 			cctx = tool.ContextWithAsker(cctx, l.asker(q, c.ID))
 		}
@@ -351,7 +351,7 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 		return err
 	}
 	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output,
-		Summary: l.e.summary(call, res), Diff: !res.IsError && l.e.outputIsDiff(call.Name)})
+		Summary: l.e.summary(call, res), Diff: !res.IsError && l.e.outputIsDiff(call.Name), ExitCode: res.ExitCode})
 	if planning.CountsAsEvidence(call.Name, res) {
 		l.e.st.RecordEvidence()
 	}

@@ -124,76 +124,88 @@ func seedTurns(b testing.TB, path, workdir string, turns int) string {
 // counts waiting for a core, the CPU time does not.
 func BenchmarkTurnAt(b *testing.B) {
 	for _, n := range []int{50, 2000} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			workdir, home := b.TempDir(), b.TempDir()
-			seed := filepath.Join(b.TempDir(), "seed.db")
-			id := seedTurns(b, seed, workdir, n)
-			model := &wireModel{}
-			srv := httptest.NewServer(model)
-			defer srv.Close()
-			ws, err := tool.NewWorkspace(workdir, tool.WithHome(home))
-			if err != nil {
-				b.Fatal(err)
-			}
-			tools := append(builtin.All(ws), tool.New("noop", "does nothing", func(context.Context, struct {
-				N int `json:"n"`
-			}) (tool.Result, error) {
-				return tool.Text("ok"), nil
-			}, tool.AsReadOnly()))
-			var timed, cpu time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				// A provider per op, as a process resuming the session has:
-				// its cache then holds exactly this op's history.
-				p := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithAPIKey("sk-bench"))
-				path := filepath.Join(b.TempDir(), "run.db")
-				copyFile(b, seed, path)
-				st, err := sqlite.Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				eng, err := agent.New(p, agent.WithStore(st), agent.WithSession(id), agent.WithModel("gpt-4o"),
-					agent.WithWorkdir(workdir), agent.WithPlanFiles(home), agent.WithTools(tools...),
-					agent.WithMaxTurns(turnsPerRun+1), agent.WithContextWindow(100_000_000))
-				if err != nil {
-					b.Fatal(err)
-				}
-				// A first, untimed turn encodes the resumed history into the
-				// provider's cache, as the first turn after a resume does.
-				model.next.Store(0)
-				model.stop.Store(0)
-				for range eng.Run(context.Background(), "ready?") {
-				}
-				model.next.Store(0)
-				model.stop.Store(turnsPerRun)
-				// The setup's garbage (the copied database, the resumed
-				// history's decoding) is collected here, not in the timed run.
-				runtime.GC()
-				b.StartTimer()
-				start, cpu0 := time.Now(), processCPU()
-				var status agent.RunStatus
-				for ev := range eng.Run(context.Background(), "carry on") {
-					if d, ok := ev.(agent.Done); ok {
-						status = d.Status
-					}
-				}
-				timed += time.Since(start)
-				cpu += processCPU() - cpu0
-				b.StopTimer()
-				if status != agent.RunCompleted {
-					b.Fatalf("run ended %s", status)
-				}
-				if got := model.next.Load(); got != turnsPerRun {
-					b.Fatalf("the model was called %d times, want %d", got, turnsPerRun)
-				}
-				_ = st.Close()
-				srv.CloseClientConnections()
-			}
-			b.ReportMetric(float64(timed.Nanoseconds())/float64(b.N*turnsPerRun), "ns/turn")
-			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*turnsPerRun), "cpu-ns/turn")
-		})
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { benchTurnAt(b, n, nil) })
 	}
+}
+
+// observe adds telemetry to a benchmarked engine: it wraps the provider and
+// returns the options that observe the engine.
+type observe func(p llm.Provider) (llm.Provider, []agent.Option)
+
+// benchTurnAt is BenchmarkTurnAt's body for a session of n turns, with
+// telemetry when obs is not nil.
+func benchTurnAt(b *testing.B, n int, obs observe) {
+	workdir, home := b.TempDir(), b.TempDir()
+	seed := filepath.Join(b.TempDir(), "seed.db")
+	id := seedTurns(b, seed, workdir, n)
+	model := &wireModel{}
+	srv := httptest.NewServer(model)
+	defer srv.Close()
+	ws, err := tool.NewWorkspace(workdir, tool.WithHome(home))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools := append(builtin.All(ws), tool.New("noop", "does nothing", func(context.Context, struct {
+		N int `json:"n"`
+	}) (tool.Result, error) {
+		return tool.Text("ok"), nil
+	}, tool.AsReadOnly()))
+	var timed, cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		// A provider per op, as a process resuming the session has:
+		// its cache then holds exactly this op's history.
+		var p llm.Provider = openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithAPIKey("sk-bench"))
+		var extra []agent.Option
+		if obs != nil {
+			p, extra = obs(p)
+		}
+		path := filepath.Join(b.TempDir(), "run.db")
+		copyFile(b, seed, path)
+		st, err := sqlite.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		eng, err := agent.New(p, append([]agent.Option{agent.WithStore(st), agent.WithSession(id), agent.WithModel("gpt-4o"),
+			agent.WithWorkdir(workdir), agent.WithPlanFiles(home), agent.WithTools(tools...),
+			agent.WithMaxTurns(turnsPerRun + 1), agent.WithContextWindow(100_000_000)}, extra...)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// A first, untimed turn encodes the resumed history into the
+		// provider's cache, as the first turn after a resume does.
+		model.next.Store(0)
+		model.stop.Store(0)
+		for range eng.Run(context.Background(), "ready?") {
+		}
+		model.next.Store(0)
+		model.stop.Store(turnsPerRun)
+		// The setup's garbage (the copied database, the resumed
+		// history's decoding) is collected here, not in the timed run.
+		runtime.GC()
+		b.StartTimer()
+		start, cpu0 := time.Now(), processCPU()
+		var status agent.RunStatus
+		for ev := range eng.Run(context.Background(), "carry on") {
+			if d, ok := ev.(agent.Done); ok {
+				status = d.Status
+			}
+		}
+		timed += time.Since(start)
+		cpu += processCPU() - cpu0
+		b.StopTimer()
+		if status != agent.RunCompleted {
+			b.Fatalf("run ended %s", status)
+		}
+		if got := model.next.Load(); got != turnsPerRun {
+			b.Fatalf("the model was called %d times, want %d", got, turnsPerRun)
+		}
+		_ = st.Close()
+		srv.CloseClientConnections()
+	}
+	b.ReportMetric(float64(timed.Nanoseconds())/float64(b.N*turnsPerRun), "ns/turn")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*turnsPerRun), "cpu-ns/turn")
 }
 
 func copyFile(b *testing.B, from, to string) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harness9/harness9/internal/ignore"
+	"github.com/harness9/harness9/internal/lib/ignore"
 	"github.com/harness9/harness9/tool"
 )
 

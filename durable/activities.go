@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/driver"
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
-	"github.com/harness9/harness9/internal/compacttest"
+	"github.com/harness9/harness9/internal/lib/compacttest"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"

@@ -19,7 +19,7 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/durable"
-	"github.com/harness9/harness9/internal/temporaltest"
+	"github.com/harness9/harness9/internal/lib/temporaltest"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/planning"

@@ -17,6 +17,13 @@ func TestExamplesRun(t *testing.T) {
 		"./planning-agent": {"plan   Record the line count", "done   awaiting_approval", "done   completed", "LINES.txt: 5 lines of Go"},
 		// the custom provider's tool call ran and its answer came back
 		"./custom-provider": {"tool   list_files", "The workdir holds", "done   completed"},
+		// the assembled agent found the project's skill, planned with it,
+		// executed the plan into a task directory of the repository
+		"./coding-agent": {"skill    go-style", "agent    explore", "tool     use_skill", "plan     Add a greeting: write hello.go",
+			"done     awaiting_approval", "approved ", "/project/.harness9/tasks/", "done     completed", "hello.go: 48 bytes"},
+		// the embedded service ran a session over its own HTTP API
+		"./service": {"serving  http://127.0.0.1:", "plan     Notes", "done     awaiting_approval", "approved",
+			"tool     write_file", "done     completed", "NOTES.md An example session"},
 	} {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()

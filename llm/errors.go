@@ -111,6 +111,25 @@ func IsConnectionError(err error) bool {
 		errors.As(err, &netErr)
 }
 
+// UnsentError is a request that failed before any response came: a
+// connection error, or a step of the provider's own (signing, fetching a
+// credential) that failed. Providers classify it by its Err.
+type UnsentError struct{ Err error }
+
+func (e *UnsentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *UnsentError) Unwrap() error { return e.Err }
+
+// Unsent marks err as the failure of a request that got no response; nil
+// stays nil.
+func Unsent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &UnsentError{Err: err}
+}
+
 // maxMessage caps an error message taken from a response body.
 const maxMessage = 500
 

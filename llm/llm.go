@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"strings"
 )
 
 // Role says who authored a message.
@@ -44,6 +45,62 @@ type Message struct {
 	// Images are pictures attached to a user message or returned with a
 	// tool result (read_file on an image). Older stored messages have none.
 	Images []Image `json:"images,omitempty"`
+	// ReasoningBlocks are an assistant message's reasoning as its provider
+	// issued it, in order: Anthropic thinking and redacted_thinking blocks
+	// with their signatures, OpenAI Responses reasoning items. The provider
+	// that issued them sends them back unchanged, as its API requires
+	// across tool calls; every other provider leaves them out. Reasoning
+	// holds the readable text for display. Older stored messages have none.
+	ReasoningBlocks []ReasoningBlock `json:"reasoning_blocks,omitempty"`
+}
+
+// ReasoningBlock is one piece of a model's reasoning that its API wants
+// back verbatim on later calls. Treat it as opaque: only the provider named
+// in Provider reads it.
+type ReasoningBlock struct {
+	// Provider is the Name of the provider that issued the block.
+	Provider string `json:"provider"`
+	// Type is the block's type on that provider's wire, e.g. "thinking",
+	// "redacted_thinking" (Anthropic) or "reasoning" (OpenAI Responses).
+	Type string `json:"type"`
+	// Text is the block's reasoning text when the wire sends it back
+	// (Anthropic's thinking).
+	Text string `json:"text,omitempty"`
+	// Signature authenticates Text (Anthropic's thinking signature).
+	Signature string `json:"signature,omitempty"`
+	// Data is the block's opaque payload: a redacted_thinking block's
+	// data, or a Responses reasoning item as the API sent it (JSON).
+	Data string `json:"data,omitempty"`
+	// After is how many of the message's tool calls the model made before
+	// this block (interleaved thinking between calls); 0 for reasoning that
+	// came before them.
+	After int `json:"after,omitempty"`
+}
+
+// Effort is how hard a reasoning model is asked to think: OpenAI's
+// reasoning_effort, an Anthropic extended-thinking budget. The zero value
+// leaves it to the provider (no extended thinking on Anthropic, the
+// model's default effort on OpenAI).
+type Effort string
+
+// The reasoning efforts a Request can ask for.
+const (
+	EffortDefault Effort = ""
+	EffortLow     Effort = "low"
+	EffortMedium  Effort = "medium"
+	EffortHigh    Effort = "high"
+)
+
+// ParseEffort reads "low", "medium" or "high" (any case); "" and "default"
+// are EffortDefault.
+func ParseEffort(s string) (Effort, error) {
+	switch e := Effort(strings.ToLower(strings.TrimSpace(s))); e {
+	case EffortLow, EffortMedium, EffortHigh, EffortDefault:
+		return e, nil
+	case "default":
+		return EffortDefault, nil
+	}
+	return "", fmt.Errorf("%q is not a reasoning effort (want low, medium or high)", s)
 }
 
 // Image is one picture sent to a model. Data holds the encoded file (PNG,
@@ -105,6 +162,10 @@ type Usage struct {
 	OutputTokens     int `json:"output_tokens"`
 	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens is how many of OutputTokens the model spent
+	// reasoning, when the API says (OpenAI); Anthropic counts thinking in
+	// OutputTokens without a separate figure.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // StopReason says why the model stopped producing output.
@@ -126,6 +187,9 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int // 0 means the provider's default
+	// Effort asks a reasoning model for more or less reasoning; providers
+	// whose API has no such setting ignore it.
+	Effort Effort
 }
 
 // ChunkKind tags a streamed Chunk.
@@ -145,6 +209,10 @@ const (
 	ChunkUsage
 	// ChunkStop carries the stop reason and is the last chunk of a stream.
 	ChunkStop
+	// ChunkReasoningBlock carries one complete ReasoningBlock in Block, in
+	// stream order with the tool calls. Its text, if any, was streamed
+	// before as ChunkReasoning.
+	ChunkReasoningBlock
 )
 
 // Chunk is one streamed event of a model call.
@@ -154,6 +222,7 @@ type Chunk struct {
 	ToolCall   *ToolCall
 	Usage      *Usage
 	StopReason StopReason
+	Block      *ReasoningBlock
 }
 
 // Provider streams model calls. Implementations must be safe for concurrent
@@ -178,6 +247,7 @@ type Response struct {
 type Accumulator struct {
 	text, reasoning []byte
 	calls           []ToolCall
+	blocks          []ReasoningBlock
 	usage           Usage
 	stop            StopReason
 }
@@ -192,6 +262,12 @@ func (a *Accumulator) Add(c Chunk) {
 	case ChunkToolCall:
 		if c.ToolCall != nil {
 			a.calls = append(a.calls, *c.ToolCall)
+		}
+	case ChunkReasoningBlock:
+		if c.Block != nil {
+			b := *c.Block
+			b.After = len(a.calls)
+			a.blocks = append(a.blocks, b)
 		}
 	case ChunkUsage:
 		if c.Usage != nil {
@@ -217,10 +293,23 @@ func (a *Accumulator) Response() Response {
 			Content:   string(a.text),
 			Reasoning: string(a.reasoning),
 			ToolCalls: append([]ToolCall(nil), a.calls...),
+			// Reasoning with nothing after it (no text, no call) is left
+			// out: the APIs refuse a reasoning item without the output it
+			// led to.
+			ReasoningBlocks: a.keptBlocks(),
 		},
 		Usage:      a.usage,
 		StopReason: stop,
 	}
+}
+
+// keptBlocks returns the reasoning blocks the response keeps: none when
+// the model produced neither text nor a tool call.
+func (a *Accumulator) keptBlocks() []ReasoningBlock {
+	if len(a.blocks) == 0 || (len(a.text) == 0 && len(a.calls) == 0) {
+		return nil
+	}
+	return append([]ReasoningBlock(nil), a.blocks...)
 }
 
 func mergeUsage(dst *Usage, u Usage) {
@@ -235,6 +324,9 @@ func mergeUsage(dst *Usage, u Usage) {
 	}
 	if u.CacheWriteTokens != 0 {
 		dst.CacheWriteTokens = u.CacheWriteTokens
+	}
+	if u.ReasoningTokens != 0 {
+		dst.ReasoningTokens = u.ReasoningTokens
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/shellgate"
+	"github.com/harness9/harness9/planning/shellgate"
 	"github.com/harness9/harness9/tool"
 )
 

@@ -5,7 +5,7 @@ import (
 	"go/token"
 	"testing"
 
-	"github.com/harness9/harness9/internal/srctest"
+	"github.com/harness9/harness9/internal/lib/srctest"
 	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/sandbox"
 )
@@ -121,9 +121,8 @@ func TestNoModeDecisionOutsideTheTable(t *testing.T) {
 		}
 		return name == "ModeDefault" || name == "ModePlan" || name == "ModeAutoEdit"
 	}
-	app := func(dir string) bool { return dir == "internal" || dir == "cmd" || dir == "scripts" }
 	scanned := false
-	srctest.Code(t, app, func(path string, fset *token.FileSet, f *ast.File) {
+	srctest.Code(t, srctest.NotLibrary, func(path string, fset *token.FileSet, f *ast.File) {
 		scanned = scanned || path == "agent/loop.go"
 		if allowed[path] {
 			return

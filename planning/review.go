@@ -2,18 +2,24 @@ package planning
 
 import "fmt"
 
-// ReviewChoice is what the user decided about a plan awaiting approval. The
+// ReviewChoice is what the user decided about a plan awaiting approval:
+// ReviewApprove, ReviewApproveConfirm, ReviewRefine or ReviewCancel. The
 // TUI's review dialog and the CLI's prompt offer the same four, numbered
 // alike, and hand them to one engine call (agent.Engine.Review).
 type ReviewChoice int
 
-// The choices, numbered as the front ends show them.
-const (
-	ReviewApprove        ReviewChoice = iota + 1 // [1] approve; edits run at once (ModeDefault)
-	ReviewApproveConfirm                         // [2] approve; each edit waits for the user (ModeAutoEdit)
-	ReviewRefine                                 // [3] keep the plan and revise it in Plan mode
-	ReviewCancel                                 // [4] drop the plan and its todo list
-)
+// ReviewApprove [1]: approve; edits run at once (ModeDefault).
+const ReviewApprove ReviewChoice = 1
+
+// ReviewApproveConfirm [2]: approve; each edit waits for the user
+// (ModeAutoEdit).
+const ReviewApproveConfirm ReviewChoice = 2
+
+// ReviewRefine [3]: keep the plan and revise it in Plan mode.
+const ReviewRefine ReviewChoice = 3
+
+// ReviewCancel [4]: drop the plan and its todo list.
+const ReviewCancel ReviewChoice = 4
 
 // ParseReviewChoice reads a choice by its number, "1" to "4".
 func ParseReviewChoice(s string) (ReviewChoice, error) {

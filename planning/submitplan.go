@@ -2,6 +2,7 @@ package planning
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -49,7 +50,18 @@ func NewSubmitPlanTool(store *TodoStore, onSubmit func(Plan) error, opts ...Subm
 	for _, o := range opts {
 		o(s)
 	}
-	return tool.New(SubmitPlanName, SubmitPlanDescription, s.run, tool.WithKind(tool.KindSwitchMode))
+	return tool.New(SubmitPlanName, SubmitPlanDescription, s.run, tool.WithKind(tool.KindSwitchMode), tool.WithSummary(submitSummary))
+}
+
+// submitSummary is what the user sees of a call: the result's words are
+// for the model ("stop here…").
+func submitSummary(input json.RawMessage, out tool.Result) string {
+	if out.IsError {
+		first, _, _ := strings.Cut(out.Output, "\n")
+		return first
+	}
+	in, _ := tool.Decode[submitPlanInput](input)
+	return fmt.Sprintf("plan submitted for your review (%d %s)", len(in.Steps), map[bool]string{true: "step", false: "steps"}[len(in.Steps) == 1])
 }
 
 func (s *planSubmitter) run(_ context.Context, in submitPlanInput) (tool.Result, error) {

@@ -1,9 +1,12 @@
 package planning
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/harness9/harness9/tool"
 )
 
 func TestSubmitPlan(t *testing.T) {
@@ -32,6 +35,11 @@ func TestSubmitPlan(t *testing.T) {
 	}
 	if ev.Count() != 0 {
 		t.Errorf("planning reads must not count as evidence after submit, count = %d", ev.Count())
+	}
+	// What the user sees of the call is not the model's instruction.
+	input, _ := json.Marshal(map[string]any{"title": "Add login", "steps": []string{"a", "b"}})
+	if s := tl.(tool.Summarizer).Summary(input, res); s != "plan submitted for your review (2 steps)" {
+		t.Errorf("summary %q", s)
 	}
 }
 

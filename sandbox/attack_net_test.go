@@ -80,6 +80,28 @@ func TestNetworkAccessPerCommand(t *testing.T) {
 	silent(t, w.conns, "a command without network access connected")
 }
 
+// The network a server is given (an MCP server: the user never chose it)
+// is the network, not the machine's daemons: a socket file outside (the
+// user's D-Bus, where systemd-run --user starts anything unconfined; a
+// container daemon) stays out of reach, by connection and by datagram.
+func TestNetworkAccessOpensNoSocketFiles(t *testing.T) {
+	eachRegime(t, func(t *testing.T, opts ...Option) {
+		w := newWorld(t, opts...)
+		sock := filepath.Join(w.outside, "bus.sock")
+		got := unixCanary(t, sock)
+		dgram := filepath.Join(w.outside, "log.sock")
+		gotDgram := unixgramCanary(t, dgram)
+		w.run(t, WorkspaceWrite, "curl -s -m 2 --unix-socket "+sock+" http://x/; "+
+			"/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\""+sock+"\")'; "+
+			"/usr/bin/python3 -c 'import socket; a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM); a.sendto(b\"leak\", \""+dgram+"\")'",
+			WithNetworkAccess(), LongLived())
+		silent(t, got, "a server given network access connected to a socket file outside the sandbox")
+		if msg := gotDgram.received(); msg != "" {
+			t.Errorf("a server given network access sent a datagram to a socket file outside: %q", msg)
+		}
+	})
+}
+
 // A socket file is a door out of any sandbox: the user's D-Bus or systemd
 // (`systemd-run --user`) or a container daemon would run code unconfined.
 // Landlock before ABI 9 does not check connect(2) on socket files, so
@@ -92,6 +114,8 @@ func TestNoUnixSocketConnections(t *testing.T) {
 		attacks := []string{
 			"curl -s -m 2 --unix-socket " + sock + " http://x/",
 			"/usr/bin/python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"" + sock + "\")'",
+			// A socketpair's end is connected for good.
+			"/usr/bin/python3 -c 'import socket; a, b = socket.socketpair(); a.connect(\"" + sock + "\")'",
 		}
 		w.runUnderBoth(t, attacks...)
 		silent(t, got, "a confined command connected to a socket file outside the sandbox")
@@ -101,6 +125,38 @@ func TestNoUnixSocketConnections(t *testing.T) {
 			t.Errorf("local IPC broke: %v\n%s", err, out)
 		}
 	})
+}
+
+// A datagram needs no connection: a socketpair of datagram sockets (which
+// socket(2)'s filter does not see) can send to any datagram socket file by
+// its name, such as the system log's or another program's listening
+// outside, and pass it file descriptors. Only stream and seqpacket
+// socketpairs, whose ends cannot be pointed elsewhere, are allowed.
+func TestNoDatagramsToSocketFiles(t *testing.T) {
+	eachRegime(t, func(t *testing.T, opts ...Option) {
+		w := newWorld(t, opts...)
+		sock := filepath.Join(w.outside, "log.sock")
+		got := unixgramCanary(t, sock)
+		send := func(kind string) string {
+			return "/usr/bin/python3 -c 'import socket; a, b = socket.socketpair(socket.AF_UNIX, socket." + kind +
+				"); a.sendto(b\"leak\", \"" + sock + "\")'"
+		}
+		w.runUnderBoth(t, send("SOCK_DGRAM"), send("SOCK_RAW"), "logger -u "+sock+" leak")
+		if msg := got.received(); msg != "" {
+			t.Errorf("a confined command sent a datagram to a socket file outside the sandbox: %q", msg)
+		}
+	})
+}
+
+// unixgramCanary listens on a datagram socket file.
+func unixgramCanary(t *testing.T, path string) *udpCanary {
+	t.Helper()
+	c, err := net.ListenPacket("unixgram", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &udpCanary{conn: c}
 }
 
 // unixCanary listens on a socket file and signals every connection.

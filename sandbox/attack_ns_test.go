@@ -3,10 +3,12 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -75,4 +77,44 @@ print('flags', struct.unpack('16sH', fcntl.ioctl(s, 0x8913, struct.pack('16sH', 
 	if !strings.Contains(out, want) {
 		t.Errorf("capabilities inside: want %q in\n%s", want, out)
 	}
+}
+
+// Without a user namespace root's capabilities are the machine's: a
+// command keeping them changed the machine's network configuration
+// (through netlink, which stays open for local use) and its host name.
+// In both regimes root's commands keep only the file-permission
+// capabilities.
+func TestRootCannotAdministerTheMachine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a user's commands have no capabilities to drop")
+	}
+	ip, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skip("ip (iproute2) is not installed")
+	}
+	const addr = "192.0.2.77" // TEST-NET-1
+	eachRegime(t, func(t *testing.T, opts ...Option) {
+		w := newWorld(t, opts...)
+		host, err := os.Hostname()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _ := w.run(t, WorkspaceWrite, ip+" addr add "+addr+"/32 dev lo; hostname harness9-attacked; grep CapEff /proc/self/status")
+		if now, _ := os.Hostname(); now != host {
+			_ = syscall.Sethostname([]byte(host))
+			t.Errorf("a command changed the host name to %q", now)
+		}
+		if lo, err := net.InterfaceByName("lo"); err == nil {
+			addrs, _ := lo.Addrs()
+			for _, a := range addrs {
+				if strings.HasPrefix(a.String(), addr+"/") {
+					_ = exec.Command(ip, "addr", "del", addr+"/32", "dev", "lo").Run()
+					t.Errorf("a command added %s to the machine's loopback", a)
+				}
+			}
+		}
+		if !strings.Contains(out, "CapEff:\t000000000000001f") { // chown, dac_override, dac_read_search, fowner, fsetid
+			t.Errorf("capabilities inside:\n%s", out)
+		}
+	})
 }

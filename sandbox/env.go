@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // secretMarkers are the name parts that mark an environment variable as a
@@ -84,8 +86,9 @@ var readOnlyEnvKept = []string{"PATH", "LANG", "LANGUAGE", "TERM", "TZ", "USER",
 // gitHardening neutralises what a hostile repository's configuration could
 // make git run or reach: fsmonitor, hooks, pagers, editors, external diff,
 // credential helpers, transport protocols and signature programs.
-// (An external diff or textconv driver cannot be switched off this way
-// without breaking `git diff`; it runs inside the kernel sandbox.) Overrides
+// (A diff, filter or merge driver has a name of the repository's choosing:
+// under the kernel sandbox it runs confined; without one, HardenGitIn
+// switches off those the repository's configuration names.) Overrides
 // given through GIT_CONFIG_COUNT win over the repository's .git/config.
 // Whatever slips past (a textconv driver, say) still runs inside the kernel
 // sandbox.
@@ -102,6 +105,12 @@ var gitHardening = [][2]string{
 	{"gpg.program", "false"},
 	{"gpg.ssh.program", "false"},
 	{"gpg.x509.program", "false"},
+	// Files a repository's configuration can name anywhere, which git then
+	// reads and shows in part (`git check-attr -a` prints an attributes
+	// file's words).
+	{"core.attributesFile", ""},
+	{"core.excludesFile", ""},
+	{"mailmap.file", ""},
 }
 
 // policyEnv builds a confined command's environment from the caller's.
@@ -169,26 +178,59 @@ func isKeptReadOnly(name string) bool {
 // credential helpers, transports and signature programs. Commands the
 // sandbox starts under ReadOnly get it; a program running read-only
 // commands without any sandbox applies it itself.
-func HardenGit(env []string) []string {
+func HardenGit(env []string) []string { return hardenGit(env, nil) }
+
+// HardenGitIn is HardenGit for commands that run in workdir: the diff,
+// filter and merge drivers that the configuration of the repositories
+// found there names (gitguard.Drivers) are switched off too. git runs a
+// driver whenever an attribute names it, on git status (a filter's clean
+// program), git diff (diff.external) and git log -p (a textconv program);
+// under the kernel sandbox it runs confined, but a program that runs
+// read-only commands without one must not let a repository run it.
+// textconv becomes cat (diffs still show), the others nothing, except
+// diff.external, which makes git diff fail (git runs it for every file).
+func HardenGitIn(env []string, workdir string) []string {
+	return hardenGit(env, driverOverrides(gitguard.Drivers(workdir, gitguard.Options{})))
+}
+
+func hardenGit(env []string, extra [][2]string) []string {
 	for _, kv := range [][2]string{{"GIT_CONFIG_NOSYSTEM", "1"}, {"GIT_CONFIG_GLOBAL", "/dev/null"},
 		{"GIT_OPTIONAL_LOCKS", "0"}, {"GIT_NO_REPLACE_OBJECTS", "1"}} {
 		env = setEnv(env, kv[0], kv[1])
 	}
-	return withGitOverrides(env)
+	return withGitOverrides(env, extra)
 }
 
-// withGitOverrides appends gitHardening after any GIT_CONFIG_COUNT entries
-// already present (those are dropped: a caller's overrides must not undo
-// the hardening).
-func withGitOverrides(env []string) []string {
+// driverOverrides are the settings that switch off the driver settings
+// keys (gitguard.Drivers).
+func driverOverrides(keys []string) [][2]string {
+	var out [][2]string
+	for _, k := range keys {
+		switch {
+		case strings.HasSuffix(k, ".textconv"):
+			out = append(out, [2]string{k, "cat"})
+		case strings.HasPrefix(k, "filter."):
+			out = append(out, [2]string{k, ""}, [2]string{k[:strings.LastIndexByte(k, '.')] + ".required", "false"})
+		default:
+			out = append(out, [2]string{k, ""})
+		}
+	}
+	return out
+}
+
+// withGitOverrides appends gitHardening and extra after any
+// GIT_CONFIG_COUNT entries already present (those are dropped: a caller's
+// overrides must not undo the hardening).
+func withGitOverrides(env []string, extra [][2]string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		if !strings.HasPrefix(kv, "GIT_CONFIG_") || strings.HasPrefix(kv, "GIT_CONFIG_NOSYSTEM=") || strings.HasPrefix(kv, "GIT_CONFIG_GLOBAL=") {
 			out = append(out, kv)
 		}
 	}
-	out = append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(gitHardening)))
-	for i, kv := range gitHardening {
+	all := append(slices.Clone(gitHardening), extra...)
+	out = append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(all)))
+	for i, kv := range all {
 		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, kv[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, kv[1]))
 	}
 	return out

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 )
 
 // runIn runs a bash command in r's workdir confined by p, with the user's
@@ -124,5 +124,40 @@ func TestLongLivedProcessDoesNotPinTheGitRecord(t *testing.T) {
 	}
 	if out := r.Sh(t, ".", "git config core.hooksPath"); !strings.Contains(out, ".githooks") {
 		t.Errorf("core.hooksPath = %q", out)
+	}
+}
+
+// The per-project cache is writable by WorkspaceWrite commands and lasts
+// beyond them, outside the workdir the guard looks at: a core.worktree
+// (a harmless key by itself) pointed there must not lead the user's git
+// status to a submodule planted in the cache, whose .git leads to a copy
+// of the repository with core.fsmonitor set.
+func TestCoreWorktreeCannotLeadIntoTheCache(t *testing.T) {
+	requireLandlock(t)
+	const plant = `c=$(dirname "$GOCACHE") && mkdir -p "$c/plant" && cp -r .git "$c/evil" && ` +
+		`git config --file "$c/evil/config" core.fsmonitor "touch $C; false" && echo 'gitdir: ../evil' > "$c/plant/.git" && ` +
+		`git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),plant && `
+	for _, attack := range [][]string{
+		{plant + `git config core.worktree "$c" && echo planted`},
+		// In two steps: a core.worktree inside the workdir, then a link
+		// there to the cache.
+		{plant + `git config core.worktree ../wt && echo planted`, `ln -s "$(dirname "$GOCACHE")" wt && echo planted`},
+	} {
+		r := gitattack.NewRepo(t, false)
+		sb, err := New(r.Dir, WithUserGitConfig(r.Home, r.Global), WithCacheDir(r.Root+"/cache"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var undone []string
+		for _, step := range attack {
+			out, u := runIn(t, sb, r, WorkspaceWrite, step)
+			if !strings.Contains(out, "planted") {
+				t.Fatalf("the attack did not run:\n%s", out)
+			}
+			undone = append(undone, u...)
+		}
+		if ran, gitOut := r.UserGit(""); ran {
+			t.Errorf("%d steps: the user's git ran a program planted in the cache (the guard undid %v):\n%s", len(attack), undone, gitOut)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // StartOption changes how one command is started.
@@ -87,6 +89,10 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 		}
 	}
 	cmd.Env = s.policyEnv(BaseEnv(cmd.Env), p, scratch)
+	if p == ReadOnly && !kernel {
+		// Nothing confines what git runs: no driver the repository names.
+		cmd.Env = hardenGit(cmd.Env, driverOverrides(gitguard.Drivers(s.workdir, s.gitOpt)))
+	}
 	for _, k := range slices.Sorted(maps.Keys(so.env)) {
 		cmd.Env = setEnv(cmd.Env, k, so.env[k])
 	}
@@ -107,7 +113,12 @@ func (s *Sandbox) launch(cmd *exec.Cmd, p Policy, opts []StartOption, kernel boo
 	}
 	regime := RegimeNone
 	if kernel {
-		regime, err = s.start(cmd, p, scratch, p == WorkspaceWrite && (s.network || so.network), limits)
+		// A command given the network by the program (WithNetworkAccess: an
+		// MCP server) gets the network only; socket files (the user's D-Bus
+		// and systemd, a container daemon) open with the sandbox's own
+		// network setting, which the user chose.
+		network := p == WorkspaceWrite && (s.network || so.network)
+		regime, err = s.start(cmd, p, scratch, network, network && s.network, limits)
 	} else {
 		err = startInSession(cmd)
 	}

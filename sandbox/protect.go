@@ -3,7 +3,7 @@ package sandbox
 import (
 	"sync"
 
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // Landlock cannot keep one subtree read-only inside a writable workdir

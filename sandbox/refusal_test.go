@@ -14,7 +14,9 @@ import (
 // them (WithNamespaces(false)).
 const refusedSuite = "^(TestRegimeWhereRefused|TestNoNetwork|TestNothingOutlivesTheCall|TestOrphansOfAKilledHelperEnd|" +
 	"TestSignalsDoNotReachTheHarness|TestHarnessSecretsUnreadable|TestIOUringRefused|TestForkFloodStopped|" +
-	"TestFileSizeLimit|TestReadOnlyWritesNothing|TestReadOnlyReadsOnlyTheWorkdir|TestNoUnixSocketConnections)$"
+	"TestFileSizeLimit|TestReadOnlyWritesNothing|TestReadOnlyReadsOnlyTheWorkdir|TestNoUnixSocketConnections|" +
+	"TestNoDatagramsToSocketFiles|TestNetworkAccessOpensNoSocketFiles|TestCommandEnvironmentDoesNotReachTheHelper|" +
+	"TestInheritedFilesDoNotReachTheCommand)$"
 
 // TestUserNamespacesRefused runs the attack suite in a user namespace
 // whose user.max_user_namespaces is 0: there the kernel refuses the

@@ -24,7 +24,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // Policy is what a confined process may do.

@@ -36,10 +36,13 @@ const (
 	bpfLdW    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeqK   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	bpfJgeK   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfAndK   = unix.BPF_ALU | unix.BPF_AND | unix.BPF_K
 	bpfRetK   = unix.BPF_RET | unix.BPF_K
-	offNr     = 0  // offsetof(struct seccomp_data, nr)
-	offArch   = 4  // offsetof(struct seccomp_data, arch)
-	offArg0   = 16 // offsetof(struct seccomp_data, args[0]), low word on little-endian
+	offNr     = 0   // offsetof(struct seccomp_data, nr)
+	offArch   = 4   // offsetof(struct seccomp_data, arch)
+	offArg0   = 16  // offsetof(struct seccomp_data, args[0]), low word on little-endian
+	offArg1   = 24  // args[1]
+	sockType  = 0xf // SOCK_TYPE_MASK: the type without SOCK_NONBLOCK, SOCK_CLOEXEC
 	x32Bit    = 0x40000000
 	retAllow  = unix.SECCOMP_RET_ALLOW
 	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
@@ -54,10 +57,13 @@ const (
 	enosys        // ENOSYS
 )
 
+// skip jumps over n instructions (a jump target).
+func skip(n int) int { return -n }
+
 type insn struct {
 	code   uint16
 	k      uint32
-	jt, jf int // next or a final return
+	jt, jf int // next, a final return or a skip
 }
 
 // filterSpec says what a command's seccomp filter refuses beyond what it
@@ -70,12 +76,16 @@ type filterSpec struct {
 	// AF_UNIX is refused (Landlock before ABI 9 does not check connect(2)
 	// on a socket file, and a command that reaches the user's D-Bus or
 	// systemd (`systemd-run --user`) or a container daemon runs code
-	// outside the sandbox; socketpair stays allowed: its ends have no
-	// address), and so is every other family (AF_VSOCK reaches the
-	// hypervisor, AF_PACKET and the rest reach devices).
+	// outside the sandbox), and so is every other family (AF_VSOCK reaches
+	// the hypervisor, AF_PACKET and the rest reach devices). socketpair(2)
+	// stays allowed for AF_UNIX stream and seqpacket sockets, whose ends
+	// are connected to each other for good; a datagram end could send to
+	// any datagram socket file by its name (sendto), or be connected to
+	// one.
 	Sockets bool
 	// Inet allows AF_INET and AF_INET6 sockets under Sockets: the command
-	// has a network namespace of its own with nothing in it.
+	// has a network namespace of its own with nothing in it, or it was
+	// given the network but not the socket files.
 	Inet bool
 }
 
@@ -84,7 +94,8 @@ type filterSpec struct {
 //     bypass the table) or of the x32 ABI is refused;
 //   - io_uring is refused (ENOSYS);
 //   - with Metadata, the metadataSyscalls are refused;
-//   - with Sockets, socket(2) is refused but for the families above;
+//   - with Sockets, socket(2) is refused but for the families above, and
+//     socketpair(2) but for AF_UNIX stream and seqpacket pairs;
 //   - everything else is allowed.
 func filter(spec filterSpec) []unix.SockFilter {
 	prog := []insn{
@@ -102,7 +113,17 @@ func filter(spec filterSpec) []unix.SockFilter {
 		}
 	}
 	if spec.Sockets {
-		// Last, because it replaces the syscall number in the accumulator.
+		// Last, because they replace the syscall number in the accumulator.
+		pair := []insn{
+			{code: bpfLdW, k: offArg0},
+			{code: bpfJeqK, k: unix.AF_UNIX, jt: next, jf: deny},
+			{code: bpfLdW, k: offArg1},
+			{code: bpfAndK, k: sockType},
+			{code: bpfJeqK, k: unix.SOCK_STREAM, jt: allow, jf: next},
+			{code: bpfJeqK, k: unix.SOCK_SEQPACKET, jt: allow, jf: deny},
+		}
+		prog = append(prog, insn{code: bpfJeqK, k: uint32(unix.SYS_SOCKETPAIR), jt: next, jf: skip(len(pair))})
+		prog = append(prog, pair...)
 		prog = append(prog,
 			insn{code: bpfJeqK, k: uint32(unix.SYS_SOCKET), jt: next, jf: allow},
 			insn{code: bpfLdW, k: offArg0},
@@ -137,8 +158,11 @@ func assemble(prog []insn) []unix.SockFilter {
 }
 
 func jump(i, target int, at map[int]int) uint8 {
-	if target == next {
+	switch {
+	case target == next:
 		return 0
+	case target < 0:
+		return uint8(-target)
 	}
 	return uint8(at[target] - i - 1)
 }

@@ -39,6 +39,7 @@ var probeNamespaces = sync.OnceValues(func() (bool, string) {
 	spec.UID, spec.GID = selfMap()
 	cmd := exec.Command(selfExe)
 	cmd.Args = []string{helper.Arg0, spec.Encode()}
+	cmd.Env = []string{}
 	cmd.SysProcAttr = namespaceAttr(false)
 	cmd.Stderr = &stderr
 	err := cmd.Run()
@@ -90,10 +91,11 @@ func rules(gs []grant) []landlock.Rule {
 	return out
 }
 
-// start starts cmd confined by p, through the helper (internal/helper):
+// start starts cmd confined by p, with the network or without, and with
+// socket files or without, through the helper (internal/helper):
 // the harness builds the Landlock ruleset and passes it to the helper as
 // an inherited file; the harness itself enters nothing.
-func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, limits Limits) (Regime, error) {
+func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network, unixSockets bool, limits Limits) (Regime, error) {
 	if cmd.Err != nil {
 		return 0, cmd.Err
 	}
@@ -115,20 +117,31 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 		UID:      -1,
 		GID:      -1,
 		// Without the network a command may still create AF_INET sockets
-		// in a network namespace of its own, which has nothing to reach.
-		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !network, Inet: ns}),
+		// in a network namespace of its own, which has nothing to reach;
+		// with it, socket files stay closed unless unixSockets.
+		Filter: filterBytes(filterSpec{Metadata: p == ReadOnly, Sockets: !unixSockets, Inet: ns || network}),
 		Limits: limits.rlimits(!ns),
+	}
+	if os.Geteuid() == 0 {
+		spec.Keep = rootKeeps
 	}
 	if ns {
 		spec.Mode = helper.ModeExec
 		spec.Proc = true
 		spec.UID, spec.GID = selfMap()
-		if os.Geteuid() == 0 {
-			spec.Keep = rootKeeps
-		}
 	}
-	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
-	spec.Ruleset = 2 + len(cmd.ExtraFiles)
+	env, err := envFile(cmd.Env)
+	if err != nil {
+		return 0, err
+	}
+	defer env.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset, env)
+	spec.Ruleset = 1 + len(cmd.ExtraFiles)
+	spec.Env = 2 + len(cmd.ExtraFiles)
+	// The helper runs unconfined until it has confined the command: it
+	// gets no environment of its own (a library for the dynamic loader to
+	// preload, say); the command's travels in env.
+	cmd.Env = []string{}
 	cmd.Args = append([]string{helper.Arg0, spec.Encode(), cmd.Path}, cmd.Args...)
 	cmd.Path = selfExe
 
@@ -152,10 +165,30 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network bool, l
 	return regime, nil
 }
 
-// rootKeeps are the capabilities a command started by root keeps in its
-// user namespace: those of file permissions, so that root's commands can
-// still write a workdir another user owns. Mounting, tracing, network
-// administration and the rest are dropped.
+// envFile is a file in memory holding env as the helper reads it
+// (helper.Spec.Env): each entry followed by a NUL.
+func envFile(env []string) (*os.File, error) {
+	fd, err := unix.MemfdCreate("harness9-command-env", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: a file for the command's environment: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "command-env")
+	var b []byte
+	for _, kv := range env {
+		b = append(append(b, kv...), 0)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: writing the command's environment: %w", err)
+	}
+	return f, nil
+}
+
+// rootKeeps are the capabilities a command started by root keeps, in its
+// user namespace or (without one) in the machine's: those of file
+// permissions, so that root's commands can still write a workdir another
+// user owns. Mounting, tracing, network administration and the rest are
+// dropped.
 var rootKeeps = []uint{unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_DAC_READ_SEARCH, unix.CAP_FOWNER, unix.CAP_FSETID}
 
 // namespaceAttr creates the command's namespaces. Root's ids are all

@@ -7,7 +7,7 @@ import (
 	"runtime"
 )
 
-func (s *Sandbox) start(*exec.Cmd, Policy, string, bool, Limits) (Regime, error) {
+func (s *Sandbox) start(*exec.Cmd, Policy, string, bool, bool, Limits) (Regime, error) {
 	return RegimeNone, ErrUnavailable
 }
 

@@ -20,7 +20,7 @@ func TestStoresDoNotDependOnThePlanningModule(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	forbidden := []string{"mvdan.cc/sh", "github.com/google/jsonschema-go", "github.com/invopop/jsonschema",
-		"github.com/harness9/harness9/planning", "github.com/harness9/harness9/shellgate"}
+		"github.com/harness9/harness9/planning", "github.com/harness9/harness9/planning/shellgate"}
 	for dep := range strings.Lines(string(out)) {
 		dep = strings.TrimSpace(dep)
 		for _, f := range forbidden {

@@ -55,6 +55,21 @@ type Locker interface {
 	LockSession(ctx context.Context, id string) (Releaser, error)
 }
 
+// LockSession takes the one-writer lock of session id: the store's own
+// when it locks sessions for every host sharing it (Locker), else a lock
+// file in dir (AcquireLock). errors.ErrUnsupported means the system has no
+// advisory locks.
+func LockSession(ctx context.Context, s Store, dir, id string) (Releaser, error) {
+	if l, ok := s.(Locker); ok {
+		return l.LockSession(ctx, id)
+	}
+	l, err := AcquireLock(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
 // LockDir is where the session locks of a harness9 data directory live.
 func LockDir(home string) string { return filepath.Join(home, "locks") }
 

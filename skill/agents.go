@@ -45,6 +45,22 @@ func LoadMemory(ws *tool.Workspace, max int) (name, content string) {
 	return LoadMemoryFrom(ws, max, MemoryFiles...)
 }
 
+// LoadUserAgentsMD returns the AGENTS.md of dir, a program's own data
+// directory (the user's instructions for every project), capped like
+// LoadAgentsMD's, or "". dir is opened as its own root, without a deny
+// list: it is the user's file, not one the model named.
+func LoadUserAgentsMD(dir string, max int) string {
+	if dir == "" {
+		return ""
+	}
+	ws, err := tool.NewWorkspace(dir, tool.WithHome(""))
+	if err != nil {
+		return ""
+	}
+	_, content := LoadMemoryFrom(ws, max, AgentsFile)
+	return content
+}
+
 // LoadMemoryFrom is LoadMemory over an open workspace and the given file
 // names, in order of preference.
 func LoadMemoryFrom(ws *tool.Workspace, max int, names ...string) (name, content string) {

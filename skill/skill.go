@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/internal/names"
+	"github.com/harness9/harness9/internal/lib/names"
 	"github.com/harness9/harness9/tool"
 	"go.yaml.in/yaml/v3"
 )

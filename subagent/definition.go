@@ -14,7 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/harness9/harness9/internal/names"
+	"github.com/harness9/harness9/internal/lib/names"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
 )

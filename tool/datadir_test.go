@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/srctest"
+	"github.com/harness9/harness9/internal/lib/srctest"
 	"github.com/harness9/harness9/tool"
 )
 

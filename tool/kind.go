@@ -32,6 +32,3 @@ func KindOf(t Tool) Kind {
 	}
 	return KindOther
 }
-
-// WithKind gives a tool built with New its kind.
-func WithKind(k Kind) FuncOption { return func(t *funcTool) { t.kind = k } }

@@ -27,6 +27,13 @@ type Contained interface {
 	Contained() bool
 }
 
+// Uncontained is implemented by Contained tools that can say why their
+// calls are not contained right now (the sandbox turned off, unavailable
+// on this system, the network open), for the question put to the user.
+type Uncontained interface {
+	UncontainedReason() string
+}
+
 // Previewer is implemented by tools that can show what a call would do
 // before it runs: the approval dialog shows Preview instead of the raw
 // arguments (a diff for an edit, the command for a shell).

@@ -191,6 +191,7 @@ func (r *Registry) Execute(ctx context.Context, g Gate, call llm.ToolCall) Resul
 	}
 	if g != nil {
 		if err := g.Check(call.Name, call.Input); err != nil {
+			refused(ctx, call.Name, err)
 			return Errorf("%v", err)
 		}
 	}

@@ -147,12 +147,6 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
-// FuncOption configures a tool built with New.
-type FuncOption func(*funcTool)
-
-// AsReadOnly marks a tool built with New as read-only.
-func AsReadOnly() FuncOption { return func(t *funcTool) { t.readOnly = true } }
-
 // Spec is the static half of a tool: its name, its description and the
 // JSON Schema generated from its typed input. Embed it in a tool struct
 // (the built-in tools do) or let New do it for a plain function.
@@ -183,31 +177,4 @@ func Run[In any](ctx context.Context, name string, input json.RawMessage, fn fun
 		return Errorf("%s: %v", name, err), nil
 	}
 	return fn(ctx, in)
-}
-
-// New builds a Tool from a typed function. The schema is generated from In
-// and arguments are decoded into In before fn runs; decoding failures become
-// error results that name the problem.
-func New[In any](name, description string, fn func(ctx context.Context, in In) (Result, error), opts ...FuncOption) Tool {
-	t := &funcTool{Spec: NewSpec[In](name, description)}
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) { return Run(ctx, name, raw, fn) }
-	for _, o := range opts {
-		o(t)
-	}
-	return t
-}
-
-type funcTool struct {
-	Spec
-	readOnly bool
-	kind     Kind
-	run      func(context.Context, json.RawMessage) (Result, error)
-}
-
-func (t *funcTool) ReadOnly() bool { return t.readOnly }
-
-// Kind implements Kinded ("" when WithKind was not given: KindOf says other).
-func (t *funcTool) Kind() Kind { return t.kind }
-func (t *funcTool) Execute(ctx context.Context, in json.RawMessage) (Result, error) {
-	return t.run(ctx, in)
 }

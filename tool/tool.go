@@ -38,6 +38,9 @@ type Result struct {
 	// EndTurn asks the run loop to stop after this result has been recorded,
 	// without another model call (submit_plan uses it).
 	EndTurn bool
+	// ExitCode is the exit status of the command the call ran (bash), for
+	// telemetry; nil when it ran none or the command was killed.
+	ExitCode *int
 }
 
 // Errorf builds an error Result, worded for the model.

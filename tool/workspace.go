@@ -9,7 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
+	"github.com/harness9/harness9/internal/lib/pathfold"
 )
 
 // DataDirName is the name of harness9's data directory, the one spelling of
@@ -253,7 +254,8 @@ func (w *Workspace) Denied(abs string) bool {
 
 func (w *Workspace) denied(p string) (string, bool) {
 	for _, d := range w.deny {
-		if within(d, p) {
+		// Every spelling a case-insensitive file system takes for it.
+		if pathfold.Within(d, p) {
 			return d, true
 		}
 	}

@@ -143,6 +143,36 @@ func TestDenyListWhenWorkspaceHoldsHome(t *testing.T) {
 	}
 }
 
+// On a case-insensitive file system (macOS, Windows, an SMB share) another
+// spelling of a denied location opens it: ".SSH/id_rsa", or ".ſsh/id_rsa"
+// (U+017F folds to s). Here, on a case-sensitive one, those spellings are
+// made real directories holding what the file system would have shown,
+// and every spelling is refused.
+func TestDenyListHoldsForEverySpelling(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spellings := []string{".SSH/id_rsa", ".Ssh/ID_RSA", ".\u017fsh/id_rsa", ".\u212aube/config", ".NETRC", ".AWS/credentials"}
+	files := map[string]string{".ssh/id_rsa": secret, ".kube/config": secret, ".netrc": secret, ".aws/credentials": secret}
+	for _, p := range spellings {
+		files[p] = secret
+	}
+	tree(t, home, files)
+	ws, err := NewWorkspace(home, WithHome(home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range spellings {
+		if got, err := readAllVia(ws, p); err == nil || strings.Contains(got, secret) {
+			t.Errorf("%s = %q, %v; want the deny list to refuse it", p, got, err)
+		}
+		if _, err := ws.WriteFile(p, []byte("attacker")); err == nil {
+			t.Errorf("WriteFile(%s) succeeded", p)
+		}
+	}
+}
+
 // WithDenied adds the harness's data directory when it is not ~/.harness9.
 func TestWithDenied(t *testing.T) {
 	root := t.TempDir()

@@ -64,7 +64,7 @@ func (w *Workspace) WriteText(ctx context.Context, path string, data []byte) (cr
 	if w.editor == nil || !utf8.Valid(data) {
 		return w.WriteFile(path, data)
 	}
-	rel, err := w.prepareWrite(path)
+	rel, err := w.prepareWrite(path, true)
 	if err != nil {
 		return false, err
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 )
 
 // WithGitConfig names the user's global and system git configuration files

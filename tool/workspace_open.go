@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 )
 
 // Open opens path, a regular file or a directory, for reading through the
@@ -107,7 +107,7 @@ func (w *Workspace) ReadFile(path string, max int64) (data []byte, truncated boo
 // inside the workspace. It refuses a directory, pipe, socket or device at
 // path, and reports whether the file was created.
 func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error) {
-	rel, err := w.prepareWrite(path)
+	rel, err := w.prepareWrite(path, true)
 	if err != nil {
 		return false, err
 	}
@@ -120,10 +120,10 @@ func (w *Workspace) WriteFile(path string, data []byte) (created bool, err error
 
 // prepareWrite checks that path may be written (beneath the root, not in
 // the deny list, not where git finds configuration or hooks, not a
-// directory, pipe, socket or device), creates its
-// missing directories and returns its name relative to the root, with no
-// symlink left in it.
-func (w *Workspace) prepareWrite(path string) (rel string, err error) {
+// directory, pipe, socket or device), creates its missing directories when
+// mkdir is set, and returns its name relative to the root, with no symlink
+// left in it.
+func (w *Workspace) prepareWrite(path string, mkdir bool) (rel string, err error) {
 	_, resolved, err := w.locate(path)
 	if err != nil {
 		return "", err
@@ -143,8 +143,10 @@ func (w *Workspace) prepareWrite(path string) (rel string, err error) {
 		}
 	}
 	dir := filepath.Dir(rel)
-	if err := w.fs.MkdirAll(dir, 0o755); err != nil {
-		return "", w.wrap(path, fmt.Errorf("cannot create directory: %w", err))
+	if mkdir {
+		if err := w.fs.MkdirAll(dir, 0o755); err != nil {
+			return "", w.wrap(path, fmt.Errorf("cannot create directory: %w", err))
+		}
 	}
 	d, err := w.fs.Open(dir)
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 type runtimeOptions struct {
 	workspace []tool.WorkspaceOption
 	userMCP   map[string]mcptool.ServerConfig
+	notices   io.Writer // where the runtime's notices go (default stderr)
 }
 
 type runtimeOption func(*runtimeOptions)
@@ -123,7 +124,7 @@ func (h *acpHost) Open(ctx context.Context, o acp.OpenOptions) (*acp.Runtime, er
 	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(ctx, c, p, r, h.e.stderr, withUserMCP(o.MCP), withEditor(o.Editor))
+	rt, err := newRuntime(ctx, h.e, c, p, r, withUserMCP(o.MCP), withEditor(o.Editor))
 	if err != nil {
 		return nil, err
 	}

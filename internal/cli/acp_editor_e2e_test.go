@@ -94,7 +94,7 @@ func TestACPPromptImagesAndResources(t *testing.T) {
 	if got := stopReason(t, log, 2); got != "end_turn" || log.text(2, "agent_message_chunk") != "seen" {
 		t.Fatalf("stop reason %q, said %q", got, log.text(2, "agent_message_chunk"))
 	}
-	if th := log.text(2, "agent_thought_chunk"); !strings.Contains(th, "attached main.go (1 lines), sel.txt (1 lines)") {
+	if th := log.text(2, "agent_thought_chunk"); !strings.Contains(th, "attached main.go (1 line), sel.txt (1 line)") {
 		t.Fatalf("the user was told %q", th)
 	}
 }

@@ -10,15 +10,15 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
-	"github.com/harness9/harness9/hook"
+	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/memory"
+	"github.com/harness9/harness9/internal/otelsetup"
+	"github.com/harness9/harness9/internal/slashcmd"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/anthropic"
 	"github.com/harness9/harness9/llm/openai"
@@ -29,18 +29,9 @@ import (
 	"github.com/harness9/harness9/session/postgres"
 	"github.com/harness9/harness9/session/sqlite"
 	"github.com/harness9/harness9/skill"
-	"github.com/harness9/harness9/slashcmd"
-	"github.com/harness9/harness9/subagent"
 	"github.com/harness9/harness9/tool"
-	"github.com/harness9/harness9/tool/builtin"
 	"github.com/harness9/harness9/tool/mcptool"
 )
-
-// agentsMDLimit caps the AGENTS.md text put in the system prompt.
-const agentsMDLimit = 32 * 1024
-
-// mcpStartTimeout bounds how long session start waits for MCP servers.
-const mcpStartTimeout = 10 * time.Second
 
 // storeConnectTimeout bounds connecting to a database server and bringing
 // its schema up to date, so a server that does not answer fails clearly.
@@ -68,6 +59,26 @@ func openStore(ctx context.Context, c *config.Config) (session.Store, error) {
 		return nil, withCode(ExitUsage, dbProblem(path, err))
 	}
 	return s, nil
+}
+
+// commandsProject is the workspace a project's commands are read from: none
+// in the home directory, where the workdir's data directory is the user's
+// own and its commands are read once, as the user's.
+func commandsProject(c *config.Config, ws *tool.Workspace) *tool.Workspace {
+	if sameDir(filepath.Join(c.Workdir, tool.DataDirName), c.Home) {
+		return nil
+	}
+	return ws
+}
+
+// sameDir reports whether a and b are the same existing directory.
+func sameDir(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // checkHomeWritable makes sure the data directory exists and takes files,
@@ -160,23 +171,26 @@ func vision(r config.Resolved) bool {
 	return llm.SupportsVision(r.Model)
 }
 
-// wiring is everything one engine needs besides its session.
+// wiring is the CLI's set-up of one workdir: the assembled agent (package
+// harness, which holds the workspace, sandbox, tools, skills, MCP servers,
+// hooks and sub-agents every engine shares) and what only the program
+// has: its configuration, the session store, the one-writer lock, slash
+// commands, notices, and the model /model switches.
 type wiring struct {
 	cfg      *config.Config
-	provider llm.Provider
+	agent    *harness.Agent
 	resolved config.Resolved
 	store    session.Store
-	tools    []tool.Tool
-	system   string
-	skills   []skill.Skill
-	agents   []subagent.Definition
-	mcp      *mcptool.Manager
 	logger   *slog.Logger
-	sandbox  *sandbox.Sandbox  // nil when the user turned it off
-	perms    *permission.Rules // every engine's rules; always-allow answers add to them
-	ws       *tool.Workspace   // the workdir, given once: tools, sandbox and engine share it
-	hooks    *hook.Runner      // nil when no hook is in effect
+	tel      *otelsetup.Setup // nil while telemetry is off
 	commands []slashcmd.Command
+
+	// The agent's parts, which do not change once it is assembled.
+	ws      *tool.Workspace
+	sandbox *sandbox.Sandbox // nil when the user turned it off
+	skills  []skill.Skill
+	mcp     *mcptool.Manager
+	system  string
 
 	// lockMu guards held: the lock of the session this process writes to
 	// (one at a time; the TUI moves it when the user switches sessions).
@@ -185,17 +199,20 @@ type wiring struct {
 	heldID  string
 	noLocks bool // the OS has no advisory locks; warned once
 
-	// notices are what this run left out or changed on its own (a
-	// project's servers not started), said on stderr as they happen and
-	// repeated as JSONL notice events by `run --json`.
-	// modelMu guards provider, resolved and model, which /model changes
-	// while the TUI may open an engine.
+	// modelMu guards resolved and model, which /model changes while the
+	// TUI may open an engine.
 	modelMu sync.Mutex
 	model   string
 
+	// notices are what this run left out or changed on its own (a
+	// project's servers not started), said on stderr as they happen and
+	// repeated as JSONL notice events by `run --json`.
 	noticeMu sync.Mutex
 	notices  []string
 	noticeW  io.Writer
+	// onClose runs after everything else is closed (the demo removes its
+	// data directory).
+	onClose []func()
 }
 
 // notice tells the user about something the run left out or changed.
@@ -217,37 +234,27 @@ func (rt *wiring) takeNotices() []string {
 	return out
 }
 
-// newRuntime opens the store and gathers tools, skills, MCP servers and the
-// system prompt. Close releases them.
-func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.Resolved, logw io.Writer, opts ...runtimeOption) (*wiring, error) {
+// newRuntime opens the store and assembles the agent of c's workdir from
+// the configuration (agentOptions). Close releases them.
+func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r config.Resolved, opts ...runtimeOption) (*wiring, error) {
 	var o runtimeOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	rt := &wiring{cfg: c, provider: p, resolved: r, model: c.Model, noticeW: logw,
-		logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	noticeW := io.Writer(e.stderr)
+	if o.notices != nil {
+		noticeW = o.notices
+	}
+	rt := &wiring{cfg: c, resolved: r, model: c.Model, noticeW: noticeW, logger: e.log()}
+	// Everything below may write the data directory (the sandbox's build
+	// cache first): a read-only home is named as such, with its fix.
+	if err := checkHomeWritable(c.Home); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
 	perms, err := c.PermissionRules()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	rt.perms = perms
-	ws, err := projectWorkspace(c, c.Workdir, o.workspace...)
-	if err != nil {
-		return nil, withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
-	}
-	rt.ws = ws
-	if rt.sandbox, err = newSandbox(c, ws, os.Getenv); err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	rt.tools = builtin.All(ws, bashOptions(c, rt.sandbox, hiddenEnv(c))...)
-	skills, problems := skill.Discover(ws, c.Home)
-	for _, p := range problems {
-		rt.logger.Warn("skill skipped", "problem", p)
-	}
-	rt.skills = skills
-	rt.tools = append(rt.tools, skill.NewUseSkillTool(skills))
-	rt.tools = append(rt.tools, webTools(c, p, r.Model, perms, os.Getenv)...)
-
 	if n := untrustedNotice(c); n != "" {
 		rt.notice(n)
 	}
@@ -256,44 +263,68 @@ func newRuntime(ctx context.Context, c *config.Config, p llm.Provider, r config.
 		return nil, withCode(ExitUsage, err)
 	}
 	maps.Copy(servers, o.userMCP)
-	if len(servers) > 0 {
-		mctx, cancel := context.WithTimeout(ctx, mcpStartTimeout+2*time.Second)
-		rt.mcp, err = mcptool.Connect(mctx, servers, append(mcpOptions(c, rt.sandbox, rt.notice),
-			mcptool.WithElicitation(declineElicitation(rt.notice)))...)
-		cancel()
-		if err != nil {
-			return nil, withCode(ExitError, fmt.Errorf("MCP: %w", err))
+	if rt.store, err = openStore(ctx, c); err != nil {
+		return nil, err
+	}
+	hopts := append(agentOptions(c, r, perms, os.Getenv),
+		harness.WithStore(rt.store),
+		harness.WithLogger(rt.logger),
+		harness.WithNotify(rt.notice),
+		// Nobody can be asked while a session is set up; a front end that
+		// can ask (the TUI) answers through agent.WithUserInput instead.
+		harness.WithMCP(servers, append(mcpOptions(c), mcptool.WithElicitation(declineElicitation(rt.notice)))...),
+		harness.WithWorkspaceOptions(o.workspace...))
+	a, err := harness.New(ctx, p, c.Workdir, hopts...)
+	if err != nil {
+		rt.store.Close()
+		var ce *harness.ConfigError
+		if errors.As(err, &ce) {
+			return nil, withCode(ExitUsage, err)
 		}
+		return nil, withCode(ExitError, err)
+	}
+	rt.agent, rt.ws, rt.sandbox, rt.skills, rt.mcp = a, a.Workspace(), a.Sandbox(), a.Skills(), a.MCP()
+	if rt.tel, err = telemetry(ctx, e, c, sandboxState(rt)); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if rt.tel != nil {
+		// Every model call is a chat span, the compactor's too.
+		a.SetProvider(rt.tel.Telemetry.Provider(p), r.Model)
+	}
+	if rt.mcp != nil {
 		for _, st := range rt.mcp.Status() {
 			if !st.Connected {
 				rt.notice(fmt.Sprintf("MCP server %s did not start: %s", st.Name, serverState(st)))
 			}
 		}
 	}
-	if rt.hooks, err = newHooks(rt); err != nil {
-		rt.Close()
-		return nil, err
-	}
-	rt.commands = discoverCommands(c, rt.ws, func(msg string) { rt.logger.Warn(msg) })
-	agents, problems := subagent.Discover(rt.ws, c.Home)
-	for _, p := range problems {
-		rt.logger.Warn("sub-agent definition skipped", "problem", p)
-	}
-	rt.agents = agents
-	rt.system = systemPrompt(rt.ws, c.Home, skills)
-	if rt.store, err = openStore(ctx, c); err != nil {
-		rt.Close()
-		return nil, err
-	}
+	rt.commands = discoverCommands(c, commandsProject(c, rt.ws), func(msg string) { rt.logger.Warn(msg) })
+	rt.system = a.SystemPrompt()
 	return rt, nil
 }
 
-// toolSource is the MCP servers' tools, or nil without servers.
-func (rt *wiring) toolSource() agent.ToolSource {
-	if rt.mcp == nil {
-		return nil
-	}
-	return rt.mcp
+// agentOptions is the configuration as the assembled agent's options:
+// every value the library does not look up itself (the user's home, the
+// environment children start from, git's configuration files, the data
+// directory) and every setting of config.toml and the flags.
+func agentOptions(c *config.Config, r config.Resolved, perms *permission.Rules, getenv func(string) string) []harness.Option {
+	opts := append(environment(c, getenv),
+		harness.WithModel(r.Model),
+		harness.WithGatedPlanBash(c.Sandbox.PlanBash == config.PlanBashGated),
+		harness.WithCompaction(compact.WithThreshold(c.CompactThreshold), compact.WithKeepRecent(c.KeepRecent)),
+		harness.WithPermissions(perms, c.SaveProjectAllow),
+		harness.WithEngineOptions(
+			agent.WithMaxTurns(c.MaxTurns),
+			agent.WithToolTimeout(c.ToolTimeout),
+			agent.WithMaxToolOutput(c.MaxToolOutput),
+			agent.WithEvidenceGate(c.EvidenceGate),
+			agent.WithStallThreshold(c.StallThreshold),
+			agent.WithMaxExecRounds(c.MaxExecRounds),
+			agent.WithSubagentLimits(c.Agents.MaxParallel, c.Agents.MaxDepth, c.Agents.MaxTurns)),
+	)
+	opts = append(opts, webOptions(c, getenv)...)
+	return append(opts, hookOptions(c)...)
 }
 
 // Close stops MCP servers, releases the session lock and closes the store.
@@ -304,27 +335,16 @@ func (rt *wiring) Close() {
 	}
 	rt.held = nil
 	rt.lockMu.Unlock()
-	if rt.mcp != nil {
-		rt.mcp.Close()
+	if rt.agent != nil {
+		rt.agent.Close()
 	}
 	if rt.store != nil {
 		rt.store.Close()
 	}
-}
-
-func systemPrompt(ws *tool.Workspace, home string, skills []skill.Skill) string {
-	parts := []string{agent.DefaultSystemPrompt,
-		fmt.Sprintf("The working directory is %s. Today is %s.", ws.Root(), time.Now().Format("2006-01-02"))}
-	if name, md := skill.LoadMemory(ws, agentsMDLimit); md != "" {
-		parts = append(parts, fmt.Sprintf("# Project instructions (%s)\n\n%s", name, md))
+	for _, f := range rt.onClose {
+		f()
 	}
-	if md := memory.LoadUser(home, agentsMDLimit); md != "" {
-		parts = append(parts, "# Your instructions (all projects, "+filepath.Join(home, skill.AgentsFile)+")\n\n"+md)
-	}
-	if idx := skill.Index(skills); idx != "" {
-		parts = append(parts, idx)
-	}
-	return strings.Join(parts, "\n\n")
+	rt.onClose = nil
 }
 
 // engineOptions are the per-invocation choices for newEngine.
@@ -347,49 +367,26 @@ func (rt *wiring) setModel(name string) error {
 	if err != nil {
 		return err
 	}
+	if rt.tel != nil {
+		p = rt.tel.Telemetry.Provider(p)
+	}
 	rt.modelMu.Lock()
 	defer rt.modelMu.Unlock()
-	rt.provider, rt.resolved, rt.model = p, r, name
+	rt.agent.SetProvider(p, r.Model)
+	rt.resolved, rt.model = r, name
 	return nil
 }
 
 func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
-	c := rt.cfg
 	rt.modelMu.Lock()
-	provider, resolved, label := rt.provider, rt.resolved, rt.model
-	rt.modelMu.Unlock()
+	resolved, label := rt.resolved, rt.model
 	opts := []agent.Option{
-		agent.WithModel(resolved.Model),
 		agent.WithVision(vision(resolved)),
 		agent.WithModelLabel(label),
-		agent.WithSystemPrompt(rt.system),
-		// Rebuilt per run loop: a "# note" added to AGENTS.md reaches the next turn.
-		agent.WithSystemPromptFunc(func() string { return systemPrompt(rt.ws, c.Home, rt.skills) }),
-		agent.WithTools(rt.tools...),
-		// MCP tools are re-read between model calls: a server's
-		// tools/list_changed reaches the next one.
-		agent.WithToolSource(rt.toolSource()),
-		agent.WithStore(rt.store),
-		agent.WithWorkspace(rt.ws),
-		agent.WithPlanFiles(c.Home),
-		agent.WithMaxTurns(c.MaxTurns),
-		agent.WithToolTimeout(c.ToolTimeout),
-		agent.WithMaxToolOutput(c.MaxToolOutput),
-		agent.WithContextWindow(contextWindow(c, resolved)),
-		agent.WithCompactor(compact.New(provider, resolved.Model,
-			compact.WithThreshold(c.CompactThreshold), compact.WithKeepRecent(c.KeepRecent))),
-		agent.WithEvidenceGate(c.EvidenceGate),
-		agent.WithStallThreshold(c.StallThreshold),
-		agent.WithMaxExecRounds(c.MaxExecRounds),
-		agent.WithLogger(rt.logger),
-		agent.WithResultHook(skill.NestedAgentsHook(rt.ws, agentsMDLimit)),
-		agent.WithPermissions(rt.perms),
-		agent.WithPermissionStore(c.SaveProjectAllow),
-		agent.WithSubagents(rt.agents),
-		agent.WithSubagentLimits(c.Agents.MaxParallel, c.Agents.MaxDepth, c.Agents.MaxTurns),
+		agent.WithContextWindow(contextWindow(rt.cfg, resolved)),
 	}
-	if rt.hooks != nil {
-		opts = append(opts, agent.WithHooks(rt.hooks))
+	if rt.tel != nil {
+		opts = append(opts, agent.WithObserver(rt.tel.Telemetry))
 	}
 	if !o.noClaim {
 		opts = append(opts, agent.WithSessionClaim(rt.claim))
@@ -400,7 +397,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	if o.contextWindow > 0 {
 		opts = append(opts, agent.WithContextWindow(o.contextWindow))
 	}
-	e, err := agent.New(provider, opts...)
+	// Under the lock: the agent's provider and rt.resolved change together.
+	e, err := rt.agent.NewEngine(opts...)
+	rt.modelMu.Unlock()
 	var wderr *agent.WorkdirError
 	if errors.As(err, &wderr) {
 		return nil, usageErr("session %s belongs to %s, not to %s; resume it there with -C %s",
@@ -445,12 +444,5 @@ func (rt *wiring) claim(ctx context.Context, id string) error {
 // when it locks sessions for every host sharing it (session.Locker), else
 // the lock file beside the SQLite database.
 func lockSession(ctx context.Context, c *config.Config, s session.Store, id string) (session.Releaser, error) {
-	if l, ok := s.(session.Locker); ok {
-		return l.LockSession(ctx, id)
-	}
-	l, err := session.AcquireLock(session.LockDir(c.Home), id)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
+	return session.LockSession(ctx, s, session.LockDir(c.Home), id)
 }

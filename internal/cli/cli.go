@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -61,6 +62,15 @@ type env struct {
 	getenv         func(string) string
 	// isTerminal reports whether stdin is an interactive terminal.
 	isTerminal func() bool
+	// logger is the diagnostics log (--log-level, --log-file; see log);
+	// logLevel is its level, logToTerminal says it writes to stderr.
+	logger        *slog.Logger
+	logLevel      slog.Level
+	logToTerminal bool
+	// command is the running command's path, without arguments.
+	command string
+	// warnedTelemetry: the telemetry warning was said once.
+	warnedTelemetry bool
 }
 
 // globals are the flags every command shares.
@@ -89,6 +99,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	err := root.ExecuteContext(ctx)
+	flushTelemetry(e)
 	if err == nil {
 		return ExitOK
 	}
@@ -113,7 +124,7 @@ func newRoot(e *env) *cobra.Command {
 		Short: "A local-first coding agent whose Plan Mode is enforced in code",
 		Long: "harness9 is a terminal coding agent. Run it without arguments for the interactive TUI,\n" +
 			"or `harness9 run PROMPT` for one headless task (add --json for JSONL events).",
-		Args:          cobra.NoArgs,
+		Args:          rootArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -121,21 +132,55 @@ func newRoot(e *env) *cobra.Command {
 		},
 	}
 	tf = addTUIFlags(root)
+	var lf logFlags
+	var logCloser io.Closer
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		e.command = commandName(cmd.CommandPath())
+		l, closer, err := newLogger(e, lf)
+		if err != nil {
+			return err
+		}
+		e.logger, logCloser = l, closer
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if logCloser != nil {
+			_ = logCloser.Close()
+		}
+	}
+	root.PersistentFlags().StringVar(&lf.level, "log-level", "", "diagnostics to log: debug, info, warn (default) or error")
+	root.PersistentFlags().StringVar(&lf.file, "log-file", "", "write diagnostics to this file (appended) instead of stderr")
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
 	root.PersistentFlags().BoolVar(&g.trust, "trust-project", false,
-		"let this project's .mcp.json servers and hooks run for this invocation only, without storing a decision (see `harness9 trust`)")
+		"let this project's .mcp.json servers and hooks run for this invocation only, without storing a decision (see: harness9 trust)")
 	root.PersistentFlags().StringVar(&g.store, "store", "", "where sessions are kept: sqlite (the default file in the data dir) or a postgres://USER@HOST/DB URL (env "+config.EnvStore+")")
 	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
-		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g))
+		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g), newStatsCmd(e, g))
 	root.PersistentFlags().StringVar(&g.temporalAddress, "temporal-address", "", "Temporal frontend host:port for --engine temporal, worker and sessions approve/refine/cancel (config [temporal] address; default "+config.DefaultTemporalAddress+")")
 	root.AddCommand(newWorkerCmd(e, g))
 	root.AddCommand(newACPCmd(e, g))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	return root
+}
+
+// rootArgs refuses arguments to the bare command (the TUI takes none): the
+// first one is a mistyped command, and the error says which one was meant.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %s", args[0], cmd.CommandPath())
+	cmd.SuggestionsMinimumDistance = 2
+	if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, " or "))
+	} else {
+		msg += " (harness9 --help lists the commands; `harness9 run PROMPT` runs a task)"
+	}
+	return usageErr("%s", msg)
 }
 
 // requireSubcommand makes a command that only groups others (sessions,

@@ -6,8 +6,8 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/slashcmd"
 	"github.com/harness9/harness9/internal/tui"
-	"github.com/harness9/harness9/slashcmd"
 	"github.com/harness9/harness9/tool"
 )
 

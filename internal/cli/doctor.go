@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harness9/harness9/internal/termtext"
 	"io/fs"
 	"net/http"
 	"os"
@@ -12,6 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/harness9/harness9/harness"
+	"github.com/harness9/harness9/internal/termtext"
 
 	"github.com/spf13/cobra"
 
@@ -370,8 +372,8 @@ func checkMCP(ctx context.Context, d *doctorRun) (string, string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorMCPTimeout+2*time.Second)
 	defer cancel()
-	opts := append(mcpOptions(d.cfg, sb, nil), mcptool.WithTimeout(doctorMCPTimeout))
-	m, err := mcptool.Connect(ctx, servers, opts...)
+	m, err := harness.ConnectMCP(ctx, sb, append(environment(d.cfg, os.Getenv),
+		harness.WithMCP(servers, append(mcpOptions(d.cfg), mcptool.WithTimeout(doctorMCPTimeout))...))...)
 	if err != nil {
 		return checkWarn, err.Error()
 	}

@@ -3,41 +3,26 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
+	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/sandbox"
 )
 
-// newHooks builds the runner of the hooks in effect: the user's, always
-// (the user wrote them), and the project's only when the user trusts the
-// project (a cloned repository must not run commands by being opened; the
-// runtime's untrusted notice says what was left out). It returns nil when
-// no hook is in effect.
-func newHooks(rt *wiring) (*hook.Runner, error) {
-	c := rt.cfg
+// hookOptions are the hooks in effect: the user's, always (the user wrote
+// them), and the project's only when the user trusts the project (a cloned
+// repository must not run commands by being opened; the runtime's
+// untrusted notice says what was left out).
+func hookOptions(c *config.Config) []harness.Option {
 	hooks := c.Hooks.User
 	if len(c.Hooks.Project) > 0 && projectTrusted(c) {
 		hooks = append(hooks[:len(hooks):len(hooks)], c.Hooks.Project...)
 	}
 	if len(hooks) == 0 {
-		return nil, nil
+		return nil
 	}
-	var keyVars []string
-	for _, p := range c.Providers {
-		keyVars = append(keyVars, p.APIKeyEnv)
-	}
-	opts := []hook.Option{hook.WithEnv(os.Environ()), hook.WithHiddenEnv(keyVars...), hook.WithKeepEnv(c.Sandbox.KeepEnv...)}
-	if rt.sandbox != nil {
-		opts = append(opts, hook.WithSandbox(rt.sandbox))
-	}
-	opts = append(opts, hook.WithUnconfined(c.Hooks.Unconfined))
-	r, err := hook.New(c.Workdir, hooks, opts...)
-	if err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return r, nil
+	return []harness.Option{harness.WithHooks(hooks, hook.WithUnconfined(c.Hooks.Unconfined))}
 }
 
 // checkHooks is doctor's line on hooks: how many run, whether the

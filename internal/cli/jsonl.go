@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 )
 
 // jsonlWriter encodes agent events as one JSON object per line, in the

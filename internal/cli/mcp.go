@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/tool/mcptool"
@@ -51,10 +50,10 @@ func newMCPListCmd(e *env, g *globals) *cobra.Command {
 				fmt.Fprintf(e.stderr, "no MCP servers; add one with `harness9 mcp add`, or configure them in %s/.mcp.json or [mcp_servers] in %s\n", c.Workdir, c.File)
 				return nil
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), mcpStartTimeout+2*time.Second)
-			defer cancel()
 			stdout, stderr := termtext.Writer(e.stdout), termtext.Writer(e.stderr)
-			m, err := mcptool.Connect(ctx, servers, mcpOptions(c, sb, func(msg string) { fmt.Fprintf(stderr, "harness9: %s\n", msg) })...)
+			m, err := harness.ConnectMCP(cmd.Context(), sb, append(environment(c, os.Getenv),
+				harness.WithMCP(servers, mcpOptions(c)...),
+				harness.WithNotify(func(msg string) { fmt.Fprintf(stderr, "harness9: %s\n", msg) }))...)
 			if err != nil {
 				return withCode(ExitError, err)
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/harness9/harness9/internal/lib/pgtest"
 )
 
 // envServeMCP makes the test binary an MCP server on stdio instead of

@@ -24,7 +24,7 @@ func TestRunAttachesMentionedFiles(t *testing.T) {
 		t.Fatalf("exit %d, last %v\n%s", r.code, r.last(), r.stderr)
 	}
 	n := r.find("notice")
-	if len(n) != 1 || !strings.Contains(n[0]["message"].(string), "attached notes.txt (1 lines)") ||
+	if len(n) != 1 || !strings.Contains(n[0]["message"].(string), "attached notes.txt (1 line)") ||
 		!strings.Contains(n[0]["message"].(string), "not attached") {
 		t.Errorf("notice %v", n)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/harness9/harness9/agent"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 )
@@ -26,6 +26,12 @@ type output struct {
 	sawStart       bool
 	midStream      bool     // text deltas printed without a closing newline
 	pending        []string // notices waiting for the session event
+	// traceID is the command's trace, given in the session event when
+	// telemetry is on.
+	traceID string
+	// advise says what to do about a failed run's error ("" when nothing);
+	// the advice goes to stderr in both modes.
+	advise func(error) string
 }
 
 func newOutput(e *env, asJSON bool) *output {
@@ -37,8 +43,13 @@ func newOutput(e *env, asJSON bool) *output {
 }
 
 func (o *output) event(ev agent.Event) {
-	switch ev.(type) {
+	switch e := ev.(type) {
 	case agent.Done:
+		if e.Status == agent.RunError && e.Err != nil && o.advise != nil {
+			if a := o.advise(e.Err); a != "" {
+				o.note("%s", a)
+			}
+		}
 		return // the invocation's single done is written by done()
 	case agent.SessionStarted:
 		if o.sawStart {
@@ -47,7 +58,13 @@ func (o *output) event(ev agent.Event) {
 		o.sawStart = true
 	}
 	if o.jsonl != nil {
-		if err := o.jsonl.write(ev); err != nil {
+		var err error
+		if _, ok := ev.(agent.SessionStarted); ok && o.traceID != "" {
+			err = o.jsonl.writeObject(eventjson.Event(ev).Set("trace_id", o.traceID))
+		} else {
+			err = o.jsonl.write(ev)
+		}
+		if err != nil {
 			fmt.Fprintf(o.stderr, "harness9: cannot write an event: %v\n", err)
 		}
 		if _, ok := ev.(agent.SessionStarted); ok {
@@ -138,6 +155,9 @@ func (o *output) human(ev agent.Event) {
 	case agent.Error:
 		o.endText()
 		fmt.Fprintf(w, "error: %s\n", e.Message)
+	case agent.StreamRetry:
+		o.endText()
+		fmt.Fprintf(w, "the model's answer was cut off (%s); asking again — the text above is void\n", firstLine(e.Reason, 200))
 	case agent.Nested:
 		o.nested(e, 1)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/harness9/harness9/internal/lib/pgtest"
 	"github.com/harness9/harness9/llm"
 )
 

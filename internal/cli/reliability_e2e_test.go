@@ -320,7 +320,15 @@ func TestDoctorGoCheckIgnoresTheRepositorysToolchain(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(h.binary(), "doctor", "--json", "--offline", "-m", h.script(`{"turns": [{"text": "ok"}]}`))
-	cmd.Dir, cmd.Env = h.workdir, append(h.env, "GOTOOLCHAIN=auto", "GOPROXY=off")
+	// The go command starts a detached telemetry child that writes into the
+	// user's config directory after go itself (and doctor) returned; kept out
+	// of the test's TempDir, whose removal it would race.
+	cfg, err := os.MkdirTemp("", "h9-gotelemetry-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(cfg) })
+	cmd.Dir, cmd.Env = h.workdir, append(h.env, "GOTOOLCHAIN=auto", "GOPROXY=off", "XDG_CONFIG_HOME="+cfg)
 	out, _ := cmd.Output()
 	var checks []struct{ Name, Status, Detail string }
 	if err := json.Unmarshal(out, &checks); err != nil {

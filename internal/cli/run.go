@@ -185,7 +185,7 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(ctx, c, p, r, e.stderr)
+	rt, err := newRuntime(ctx, e, c, p, r)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,15 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if err != nil {
 		return err
 	}
+	// One trace for the whole command: the plan, its approval, its
+	// execution (the engine's runs are children of this span).
+	ctx, span := rt.tel.StartCommand(ctx, "harness9 run")
+	defer span.End()
 	out := newOutput(e, f.json)
+	if sc := span.SpanContext(); sc.IsValid() {
+		out.traceID = sc.TraceID().String()
+	}
+	out.advise = rt.modelAdvice
 	out.notices(c.Warnings...)
 	out.notices(rt.takeNotices()...)
 	runOpts.Images = images

@@ -34,7 +34,7 @@ func runDurable(ctx context.Context, e *env, c *config.Config, f *runFlags, prom
 	if err != nil {
 		return err
 	}
-	tc, err := dialTemporal(c, e.stderr)
+	tc, err := dialTemporal(ctx, e, c)
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func reviewDurable(ctx context.Context, e *env, g *globals, idArg string, r dura
 	if err != nil {
 		return storeErr(err)
 	}
-	tc, err := dialTemporal(c, e.stderr)
+	tc, err := dialTemporal(ctx, e, c)
 	if err != nil {
 		return err
 	}

@@ -3,44 +3,67 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/gitguard"
-	"github.com/harness9/harness9/internal/memory"
+	"github.com/harness9/harness9/internal/lib/gitguard"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
-	"github.com/harness9/harness9/tool/builtin"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
-// newSandbox builds the kernel sandbox of c's workdir, or nil when the user
-// turned it off. It denies what the workspace denies plus the data
-// directory, reads the toolchains found on PATH, keeps a per-project build
-// cache in the data directory, and hides hiddenEnv's variables.
-func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string) (*sandbox.Sandbox, error) {
-	if c.Sandbox.Mode == config.SandboxOff {
-		return nil, nil
-	}
-	home, _ := os.UserHomeDir()
+// environment is what the program knows of its user, as the assembled
+// agent's options: the home directory (its deny list), the data directory,
+// git's configuration files, the environment children start from
+// (scrubbed, with the providers' keys and the store's URL hidden), and the
+// kernel sandbox of c's settings (off when the user turned it off), which
+// reads the toolchains found on PATH and keeps a per-project build cache in
+// the data directory. The workspace, the sandbox and MCP servers are built
+// from these alone wherever the CLI builds them.
+func environment(c *config.Config, getenv func(string) string) []harness.Option {
+	home, _ := os.UserHomeDir() // none: nothing there to protect
 	git := gitguard.UserConfig(getenv, home)
-	return sandbox.New(ws.Root(),
-		sandbox.WithUserGitConfig(git.Home, git.Global...),
-		sandbox.WithDeny(ws.DenyList()...),
-		sandbox.WithDeny(c.Home),
+	opts := []harness.Option{
+		harness.WithHome(home),
+		harness.WithDataDir(c.Home),
+		harness.WithGitConfig(git.Global...),
+		// Commands see the user's environment, scrubbed (the library
+		// passes none on unless told).
+		harness.WithEnv(os.Environ()),
+		harness.WithHiddenEnv(hiddenEnv(c)...),
+		harness.WithKeepEnv(c.Sandbox.KeepEnv...),
+		harness.WithUnconfinedMCP(unconfinedMCP(c)...),
+	}
+	if c.Sandbox.Mode == config.SandboxOff {
+		return append(opts, harness.WithoutSandbox())
+	}
+	return append(opts, harness.WithSandbox(
 		sandbox.WithToolchains(home, getenv("PATH")),
 		sandbox.WithReadPaths(goPaths(getenv)...),
 		sandbox.WithReadPaths(c.Sandbox.Read...),
 		sandbox.WithCacheDir(sandboxCacheDir(c)),
 		sandbox.WithNetwork(c.Sandbox.Network),
-		sandbox.WithKeepEnv(c.Sandbox.KeepEnv...),
-		sandbox.WithHideEnv(hiddenEnv(c)...),
 		sandbox.WithLimits(c.Sandbox.Limits),
-	)
+	))
+}
+
+// unconfinedMCP are the servers the user's config.toml marks unconfined.
+func unconfinedMCP(c *config.Config) []string {
+	var names []string
+	for name, s := range c.MCPServers {
+		if s.Unconfined {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// newSandbox builds the kernel sandbox of c's workdir as a session has it,
+// or nil when the user turned it off.
+func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string) (*sandbox.Sandbox, error) {
+	return harness.NewSandbox(ws, environment(c, getenv)...)
 }
 
 // hiddenEnv names the variables no child process gets although their names
@@ -74,19 +97,15 @@ func sandboxCacheDir(c *config.Config) string {
 	return filepath.Join(c.Home, "cache", "sandbox", hex.EncodeToString(sum[:8]))
 }
 
-// bashOptions configures bash for the sandbox (or its absence) and the
-// Plan-Mode bash choice.
-func bashOptions(c *config.Config, sb *sandbox.Sandbox, hide []string) []builtin.BashOption {
-	// Commands see the user's environment, scrubbed (the library passes
-	// none on unless told).
-	opts := []builtin.BashOption{builtin.WithBaseEnv(os.Environ()), builtin.WithHiddenEnv(hide...)}
-	if sb != nil {
-		opts = append(opts, builtin.WithSandbox(sb))
+// sandboxState names how commands are confined, for telemetry.
+func sandboxState(rt *wiring) string {
+	switch {
+	case rt.sandbox == nil:
+		return "off"
+	case !rt.sandbox.Support().Available:
+		return "unavailable"
 	}
-	if c.Sandbox.PlanBash == config.PlanBashGated {
-		opts = append(opts, builtin.WithUnconfinedReadOnly(true))
-	}
-	return opts
+	return "landlock"
 }
 
 // sandboxLabel is the status bar's word on the sandbox.
@@ -100,38 +119,15 @@ func sandboxLabel(rt *wiring) string {
 	return "sandboxed"
 }
 
-// mcpOptions are the options every MCP connection uses: the user's
-// read-only declarations, and a starter that runs stdio servers in the
-// WorkspaceWrite sandbox with the network open (a server exists to reach
-// something; what it may read and write is still confined, and its
-// environment is scrubbed). A server the user's config marks unconfined,
-// or any server when the sandbox is off or unavailable, starts as a plain
-// process.
-func mcpOptions(c *config.Config, sb *sandbox.Sandbox, warn func(string)) []mcptool.Option {
-	opts := append(mcpReadOnly(c), mcptool.WithBaseEnv(os.Environ()), mcptool.WithHiddenEnv(hiddenEnv(c)...),
-		mcptool.WithTokenStore(mcpTokens(c)), mcptool.WithRoots(c.Workdir))
-	if sb == nil || !sb.Support().Available {
-		return opts
-	}
-	start := func(server string, cmd *exec.Cmd, env map[string]string) (func(), error) {
-		if s, ok := c.MCPServers[server]; ok && s.Unconfined {
-			return nil, cmd.Start()
-		}
-		proc, err := sb.Start(cmd, sandbox.WorkspaceWrite, sandbox.WithNetworkAccess(), sandbox.WithEnv(env), sandbox.LongLived())
-		if err != nil {
-			return nil, fmt.Errorf("starting MCP server %s in the sandbox: %w", server, err)
-		}
-		return func() {
-			if restored := proc.Cleanup(); len(restored) > 0 && warn != nil {
-				warn(fmt.Sprintf("MCP server %s changed git configuration or hooks; restored: %s", server, strings.Join(restored, ", ")))
-			}
-		}, nil
-	}
-	return append(opts, mcptool.WithStarter(start))
+// mcpOptions are the options the CLI adds to every MCP connection: the
+// user's read-only declarations and the store of OAuth logins
+// (<data>/mcp-auth). The harness offers the workdir as their root.
+func mcpOptions(c *config.Config) []mcptool.Option {
+	return append(mcpReadOnly(c), mcptool.WithTokenStore(mcpTokens(c)))
 }
 
 // projectWorkspace opens dir as the workspace of c's model: the file tools,
 // skills, commands, sub-agent definitions and AGENTS.md all read through it.
 func projectWorkspace(c *config.Config, dir string, opts ...tool.WorkspaceOption) (*tool.Workspace, error) {
-	return memory.ProjectWorkspace(dir, c.Home, opts...)
+	return harness.NewWorkspace(dir, append(environment(c, os.Getenv), harness.WithWorkspaceOptions(opts...))...)
 }

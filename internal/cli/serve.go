@@ -15,7 +15,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/service"
 )
 
 // shutdownGrace bounds how long serve waits for cancelled runs to save
@@ -44,8 +44,8 @@ func newServeCmd(e *env, g *globals) *cobra.Command {
 			return runServe(cmd.Context(), e, g, listen, cmd.Flags().Changed("listen"), engine, idle)
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", server.DefaultListen, "address to listen on (config [serve] listen)")
-	cmd.Flags().DurationVar(&idle, "idle-timeout", server.DefaultIdleTimeout, "release a session (its engine, lock and event ring) after it had "+
+	cmd.Flags().StringVar(&listen, "listen", service.DefaultListen, "address to listen on (config [serve] listen)")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", service.DefaultIdleTimeout, "release a session (its engine, lock and event ring) after it had "+
 		"no run and no event stream for this long; 0 keeps sessions open (config [serve] idle_timeout)")
 	cmd.Flags().StringVar(&engine, "engine", "", "where sessions run: local (in this process, the default; config engine) or temporal "+
 		"(durable workflows carried out by `harness9 worker` processes; this process runs no tools)")
@@ -80,11 +80,11 @@ func newTokenAddCmd(e *env, g *globals) *cobra.Command {
 					fmt.Fprintf(e.stderr, "harness9: warning: %s is not inside [serve] roots of %s; add it there, or serve refuses to start\n", a, c.File)
 				}
 			}
-			tok, err := server.NewToken()
+			tok, err := service.NewToken()
 			if err != nil {
 				return withCode(ExitError, err)
 			}
-			if err := c.AddServeToken(config.ServeToken{Name: args[0], SHA256: server.HashToken(tok), Roots: abs}); err != nil {
+			if err := c.AddServeToken(config.ServeToken{Name: args[0], SHA256: service.HashToken(tok), Roots: abs}); err != nil {
 				return usageErr("%v", err)
 			}
 			fmt.Fprintf(e.stderr, "Added token %q to %s. It is shown once; keep it somewhere safe:\n", args[0], c.File)
@@ -119,7 +119,7 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	case idle < 0 && c.Serve.IdleTimeout != "":
 		idle = c.Serve.Idle
 	case idle < 0:
-		idle = server.DefaultIdleTimeout
+		idle = service.DefaultIdleTimeout
 	}
 	if len(c.Serve.Roots) == 0 {
 		return usageErr("serve needs the directories sessions may use: add [serve] roots = [\"/path\"] to %s", c.File)
@@ -129,8 +129,12 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		return err
 	}
 	defer store.Close()
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	var runner server.Runner
+	logger := e.log()
+	tel, err := telemetry(ctx, e, c, "")
+	if err != nil {
+		return err
+	}
+	var runner service.Runner
 	var engineNote string
 	if c.Engine == config.EngineTemporal {
 		// The workers run the model and the tools: this process needs
@@ -146,14 +150,27 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 		if _, _, err := newProvider(c, e.getenv); err != nil {
 			return err
 		}
-		runner = server.NewEngineRunner(store, localFactory(e, g))
+		runner = service.NewEngineRunner(store, localFactory(e, g))
 	}
-	var tokens []server.Token
+	var tokens []service.Token
 	for _, t := range c.Serve.Tokens {
-		tokens = append(tokens, server.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
+		tokens = append(tokens, service.Token{Name: t.Name, SHA256: t.SHA256, Roots: t.Roots})
 	}
-	srv, err := server.New(runner, store, c.Serve.Roots,
-		server.WithTokens(tokens...), server.WithLogger(logger), server.WithIdleTimeout(idle))
+	opts := []service.Option{service.WithTokens(tokens...), service.WithLogger(logger), service.WithIdleTimeout(idle)}
+	stopMetrics := func() {}
+	if tel != nil {
+		opts = append(opts, service.WithTracing(tel.Tracer, tel.Propagator))
+		switch {
+		case tel.Metrics != nil && tel.PrometheusListen != "":
+			if stopMetrics, err = serveMetrics(e, tel.PrometheusListen, tel.Metrics); err != nil {
+				return err
+			}
+		case tel.Metrics != nil:
+			opts = append(opts, service.WithMetrics(tel.Metrics))
+		}
+	}
+	defer stopMetrics()
+	srv, err := service.New(runner, store, c.Serve.Roots, opts...)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -190,10 +207,25 @@ func runServe(ctx context.Context, e *env, g *globals, listen string, listenSet 
 	return nil
 }
 
+// serveMetrics serves the Prometheus page alone on listen, without the
+// API's tokens (the address is the protection: keep it private).
+func serveMetrics(e *env, listen string, h http.Handler) (func(), error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, usageErr("cannot listen on %s for /metrics: %v; change [telemetry] prometheus_listen or OTEL_EXPORTER_PROMETHEUS_HOST/PORT", listen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Fprintf(e.stderr, "harness9 serve: Prometheus metrics on http://%s/metrics\n", ln.Addr())
+	return func() { _ = hs.Close() }, nil
+}
+
 // localFactory builds the engines of `serve --engine local`: each session
 // gets its workdir's own configuration (the project's .harness9/config.toml
 // rules, its tools, sandbox and lock).
-func localFactory(e *env, g *globals) server.EngineFactory {
+func localFactory(e *env, g *globals) service.EngineFactory {
 	return func(ctx context.Context, workdir, id string) (*agent.Engine, io.Closer, error) {
 		sg := *g
 		sg.workdir = workdir // g.load gives the global -C flag precedence
@@ -205,7 +237,7 @@ func localFactory(e *env, g *globals) server.EngineFactory {
 		if err != nil {
 			return nil, nil, err
 		}
-		rt, err := newRuntime(ctx, wc, p, r, e.stderr)
+		rt, err := newRuntime(ctx, e, wc, p, r)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -29,6 +29,8 @@ type serveProc struct {
 	url  string
 	logs *bytes.Buffer
 	done chan struct{}
+	// header is sent with every request post makes (a traceparent).
+	header http.Header
 }
 
 func (h *harness) serve(model string, extra ...string) *serveProc {
@@ -83,6 +85,9 @@ func (p *serveProc) kill9() {
 func (p *serveProc) post(token, path, body string) (int, map[string]any) {
 	p.t.Helper()
 	req, _ := http.NewRequest("POST", p.url+path, strings.NewReader(body))
+	for k, v := range p.header {
+		req.Header[k] = v
+	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
@@ -93,6 +98,24 @@ func (p *serveProc) post(token, path, body string) (int, map[string]any) {
 	var m map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&m)
 	return resp.StatusCode, m
+}
+
+// planApproveExecute creates a Plan-Mode session in workdir with prompt,
+// waits for its plan, approves it for auto-execution and waits until it
+// has been carried out. It returns the session's id.
+func (p *serveProc) planApproveExecute(token, workdir, prompt string) string {
+	p.t.Helper()
+	code, created := p.post(token, "/api/sessions", `{"workdir": "`+workdir+`", "mode": "plan", "prompt": "`+prompt+`"}`)
+	if code != 201 {
+		p.t.Fatalf("create: %d %v\n%s", code, created, p.logs)
+	}
+	id := created["id"].(string)
+	p.waitEvent(token, id, "done", "awaiting_approval")
+	if code, _ := p.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
+		p.t.Fatalf("review: %d\n%s", code, p.logs)
+	}
+	p.waitEvent(token, id, "done", "completed")
+	return id
 }
 
 // waitEvent reads the session's event stream until an event of typ with

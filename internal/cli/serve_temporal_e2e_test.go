@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/harness9/harness9/internal/lib/pgtest"
 )
 
 // get sends an authorised GET and decodes the JSON answer.

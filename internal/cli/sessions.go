@@ -11,7 +11,7 @@ import (
 
 	"github.com/harness9/harness9/checkpoint"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/eventjson"
+	"github.com/harness9/harness9/internal/lib/eventjson"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -47,8 +47,8 @@ func newSessionsCmd(e *env, g *globals) *cobra.Command {
 		Short: "Show a session with its messages, todos and plan",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(e, g, func(_ *config.Config, s session.Store) error {
-				return showSession(cmd.Context(), e, s, args[0], showJSON)
+			return withStore(e, g, func(c *config.Config, s session.Store) error {
+				return showSession(cmd.Context(), e, s, args[0], showJSON, c.PriceOf)
 			})
 		},
 	}
@@ -148,6 +148,9 @@ type sessionDetail struct {
 	// Subagents are the sessions of the sub-agents this session's task
 	// calls started, newest first.
 	Subagents []session.Session `json:"subagents"`
+	// Usage is what the session and its sub-agents used, priced as
+	// `harness9 stats` prices it; nil for a store that keeps no usage.
+	Usage *usageGroup `json:"usage,omitempty"`
 }
 
 // shownMessage is a stored message as sessions show prints it: images are
@@ -179,7 +182,7 @@ func showMessages(msgs []llm.Message) []shownMessage {
 	return out
 }
 
-func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON bool) error {
+func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON bool, price func(string) (llm.Price, bool)) error {
 	sess, err := s.Get(ctx, id)
 	if err != nil {
 		return storeErr(err)
@@ -212,6 +215,14 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 			d.Checkpoints = turns
 		}
 	}
+	if _, ok := s.(session.UsageStore); ok {
+		// The same query and pricing as `harness9 stats`.
+		r, err := usageReport(ctx, s, session.UsageQuery{By: session.BySession, Session: sess.ID}, price)
+		if err != nil {
+			return err
+		}
+		d.Usage = &r.Total
+	}
 	if asJSON {
 		return writeJSON(e, d)
 	}
@@ -223,6 +234,14 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 		sess.Created.Local().Format(time.DateTime), sess.Updated.Local().Format(time.DateTime))
 	if sess.ParentID != "" {
 		fmt.Fprintf(w, "parent   %s (this is a sub-agent's session)\n", sess.ParentID)
+	}
+	if u := d.Usage; u != nil {
+		fmt.Fprintf(w, "usage    %d model calls, %d input tokens (%d cached), %d output, %d tool calls, %s",
+			u.ModelCalls, u.InputTokens, u.CacheReadTokens, u.OutputTokens, u.ToolCalls, costText(*u))
+		if len(kids) > 0 {
+			fmt.Fprint(w, " (sub-agents included)")
+		}
+		fmt.Fprintln(w)
 	}
 	if d.TaskDir != "" {
 		fmt.Fprintf(w, "task dir %s\n", d.TaskDir)

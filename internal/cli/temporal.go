@@ -1,7 +1,7 @@
 //go:build temporal
 
 // This file and run_durable.go are the CLI's wiring of the Temporal engine
-// (packages durable and internal/server/durablerunner): `run --engine
+// (packages durable and service/durablerunner): `run --engine
 // temporal`, `worker`, `sessions approve|refine|cancel` and `serve --engine
 // temporal`. They build only with `-tags temporal`: the
 // Temporal SDK, gRPC and their protobuf descriptors cost every process
@@ -17,32 +17,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"sync"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
+	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/server"
-	"github.com/harness9/harness9/internal/server/durablerunner"
+	"github.com/harness9/harness9/service"
+	"github.com/harness9/harness9/service/durablerunner"
 	"github.com/harness9/harness9/session"
 )
 
 // dialTemporal connects to the configured Temporal server. The SDK's log
-// goes to logw at warning level: stdout stays the event stream's.
-func dialTemporal(c *config.Config, logw io.Writer) (client.Client, error) {
-	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tc, err := client.Dial(client.Options{
+// goes to the command's log: stdout stays the event stream's. With
+// telemetry on, the SDK's tracing interceptor carries the trace from the
+// client into workflows and activities on any worker (a worker built on
+// this client gets it too).
+func dialTemporal(ctx context.Context, e *env, c *config.Config) (client.Client, error) {
+	tel, err := telemetry(ctx, e, c, "")
+	if err != nil {
+		return nil, err
+	}
+	opts := client.Options{
 		HostPort:  c.Temporal.Address,
 		Namespace: c.Temporal.Namespace,
-		Logger:    tlog.NewStructuredLogger(logger),
-	})
+		Logger:    tlog.NewStructuredLogger(e.log()),
+	}
+	if tel != nil {
+		// Queries are left out: following a session polls one every
+		// few hundred milliseconds.
+		ti, err := temporalotel.NewTracingInterceptor(temporalotel.TracerOptions{
+			Tracer: tel.Tracer.Tracer("go.temporal.io/sdk"), TextMapPropagator: tel.Propagator, DisableQueryTracing: true})
+		if err != nil {
+			return nil, withCode(ExitError, fmt.Errorf("telemetry: the Temporal tracing interceptor: %w", err))
+		}
+		opts.Interceptors = []interceptor.ClientInterceptor{ti}
+	}
+	tc, err := client.Dial(opts)
 	if err != nil {
 		return nil, withCode(ExitError, fmt.Errorf("cannot reach the Temporal server at %s (namespace %s): %w; start one "+
 			"(temporal server start-dev) or point --temporal-address / config [temporal] address at it",
@@ -54,8 +71,8 @@ func dialTemporal(c *config.Config, logw io.Writer) (client.Client, error) {
 // durableServeRunner is serve's Runner for --engine temporal: sessions run
 // as workflows on this host's task queue. It returns the line serve prints
 // once it listens, and what to call when serve ends.
-func durableServeRunner(e *env, c *config.Config, store session.Store) (server.Runner, string, func(), error) {
-	tc, err := dialTemporal(c, e.stderr)
+func durableServeRunner(e *env, c *config.Config, store session.Store) (service.Runner, string, func(), error) {
+	tc, err := dialTemporal(context.Background(), e, c)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -105,7 +122,7 @@ func runWorker(ctx context.Context, e *env, g *globals, queue string) error {
 	if queue != "" {
 		c.Temporal.TaskQueue = queue
 	}
-	tc, err := dialTemporal(c, e.stderr)
+	tc, err := dialTemporal(ctx, e, c)
 	if err != nil {
 		return err
 	}
@@ -171,7 +188,7 @@ func (w *workerEngines) runtime(ctx context.Context, id string) (*wiring, sessio
 	if err != nil {
 		return nil, sess, err
 	}
-	rt, err := newRuntime(ctx, c, p, r, w.e.stderr)
+	rt, err := newRuntime(ctx, w.e, c, p, r)
 	if err != nil {
 		return nil, sess, err
 	}

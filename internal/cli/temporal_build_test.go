@@ -44,7 +44,7 @@ func TestDefaultBinaryRefusesTemporalCommands(t *testing.T) {
 // milliseconds of initialisation out of the default build: the Temporal
 // SDK and gRPC (import them only from files built with -tags temporal,
 // like internal/cli/temporal.go) and goldmark's extension package (its
-// linkify regexps; tables come from internal/mdtable).
+// linkify regexps; tables come from internal/lib/mdtable).
 func TestDefaultBuildLinksNoTemporal(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "../../cmd/harness9").Output()
 	if err != nil {
@@ -54,7 +54,8 @@ func TestDefaultBuildLinksNoTemporal(t *testing.T) {
 		"go.temporal.io/":                      "import it only from files built with -tags temporal (internal/cli/temporal.go)",
 		"google.golang.org/grpc":               "import it only from files built with -tags temporal (internal/cli/temporal.go)",
 		"github.com/harness9/harness9/durable": "import it only from files built with -tags temporal (internal/cli/temporal.go)",
-		"github.com/yuin/goldmark/extension":   "its package init compiles link regexps (~3 ms); parse tables with internal/mdtable",
+		"github.com/yuin/goldmark/extension":   "its package init compiles link regexps (~3 ms); parse tables with internal/lib/mdtable",
+		"go.opentelemetry.io/otel/exporters/":  "the OTLP exporters (protobuf, gRPC) build only with -tags otlp or temporal (internal/otelsetup/otlp.go)",
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		for prefix, fix := range banned {
@@ -69,5 +70,14 @@ func TestDefaultBuildLinksNoTemporal(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "github.com/harness9/harness9/durable\n") {
 		t.Error("-tags temporal does not link package durable: the Temporal engine is not wired")
+	}
+	for _, tags := range []string{"temporal", "otlp"} {
+		out, err = exec.Command("go", "list", "-tags", tags, "-deps", "../../cmd/harness9").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %s: %v", tags, err)
+		}
+		if !strings.Contains(string(out), "go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp\n") {
+			t.Errorf("-tags %s does not link the OTLP exporters", tags)
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/harness9/harness9/internal/temporaltest"
+	"github.com/harness9/harness9/internal/lib/temporaltest"
 )
 
 // durableHarness is a harness whose config points at a Temporal dev server

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/server"
+	"github.com/harness9/harness9/service"
 	"github.com/harness9/harness9/session"
 )
 
@@ -32,7 +32,7 @@ func runDurable(context.Context, *env, *config.Config, *runFlags, string) error 
 	return errNoTemporal("harness9 run --engine temporal", fmt.Sprintf(", or run it with --engine %s (config engine = %q)", config.EngineLocal, config.EngineLocal))
 }
 
-func durableServeRunner(*env, *config.Config, session.Store) (server.Runner, string, func(), error) {
+func durableServeRunner(*env, *config.Config, session.Store) (service.Runner, string, func(), error) {
 	return nil, "", nil, errNoTemporal("harness9 serve --engine temporal", fmt.Sprintf(", or serve with --engine %s (config engine = %q)", config.EngineLocal, config.EngineLocal))
 }
 

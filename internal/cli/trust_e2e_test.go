@@ -216,6 +216,7 @@ func TestTUIAsksForTrustOnce(t *testing.T) {
 	if !strings.Contains(screen, "MCP server evil") || !strings.Contains(screen, "touch") {
 		t.Errorf("the question does not show the command:\n%s", screen)
 	}
+	time.Sleep(700 * time.Millisecond) // past the question's guard (keys typed ahead do nothing at all)
 	tm("send-keys", "-t", session, "-l", "yes")
 	tm("send-keys", "-t", session, "Enter")
 	waitFor("DEFAULT")

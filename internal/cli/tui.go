@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/builtin"
 )
 
@@ -35,9 +37,10 @@ const (
 
 // tuiFlags are the root command's flags that open the TUI on a session.
 type tuiFlags struct {
-	resume string
-	cont   bool
-	mouse  bool
+	resume     string
+	cont       bool
+	mouse      bool
+	fullscreen bool
 }
 
 // addTUIFlags adds --resume and --continue to the root command (the TUI).
@@ -45,7 +48,8 @@ func addTUIFlags(root *cobra.Command) *tuiFlags {
 	f := &tuiFlags{}
 	root.Flags().StringVar(&f.resume, "resume", "", "open the TUI on the session with this id (or unique id prefix)")
 	root.Flags().BoolVar(&f.cont, "continue", false, "open the TUI on the latest session of this workdir")
-	root.Flags().BoolVar(&f.mouse, "mouse", false, "capture the mouse for wheel scrolling (the transcript can then not be selected and copied)")
+	root.Flags().BoolVar(&f.fullscreen, "fullscreen", false, "draw the conversation on the alternate screen with its own scrolling, instead of in the terminal's scrollback")
+	root.Flags().BoolVar(&f.mouse, "mouse", false, "with --fullscreen: capture the mouse for wheel scrolling (the transcript can then not be selected and copied)")
 	return f
 }
 
@@ -62,10 +66,20 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	}
 	p, r, err := newProvider(c, e.getenv)
 	if errors.Is(err, config.ErrNoProvider) {
+		var closeDemo func()
+		defer func() {
+			if closeDemo != nil {
+				closeDemo()
+			}
+		}()
 		return tuiErr(tui.Run(ctx, tui.Options{Setup: &tui.SetupInfo{
 			Problem:    strings.TrimPrefix(err.Error(), config.ErrNoProvider.Error()+": "),
 			ConfigPath: c.File,
-			StartDemo:  func() (tui.Options, error) { return demoTUIOptions(ctx, e) },
+			StartDemo: func() (tui.Options, error) {
+				opts, closeFn, err := demoTUIOptions(ctx, e)
+				closeDemo = closeFn
+				return opts, err
+			},
 		}}))
 	}
 	if err != nil {
@@ -74,14 +88,18 @@ func runTUI(ctx context.Context, e *env, g *globals, tf *tuiFlags) error {
 	if quit, err := askTrustAtStart(ctx, c); err != nil || quit {
 		return err
 	}
-	rt, err := newRuntime(ctx, c, p, r, e.stderr)
+	notes := newNoteSink()
+	e.logToNotes(notes)
+	rt, err := newRuntime(ctx, e, c, p, r, withNotices(notes))
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
 	opts := rt.tuiOptions(ctx)
+	opts.Notices = notes.ch
 	opts.ResumeID = tf.resume
 	opts.Mouse = tf.mouse
+	opts.Fullscreen = tf.fullscreen
 	if tf.cont {
 		list, err := rt.store.List(ctx, session.ListOptions{Workdir: c.Workdir, Limit: 1})
 		if err != nil {
@@ -142,7 +160,9 @@ func tuiErr(err error) error {
 
 // tuiOptions connects the TUI to this wiring's engines, store, skills and MCP servers.
 func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
-	book := memory.New(rt.cfg.Workdir, rt.cfg.Home)
+	book := memory.New(rt.cfg.Workdir, rt.cfg.Home).WithWorkspace(func(dir string) (*tool.Workspace, error) {
+		return projectWorkspace(rt.cfg, dir)
+	})
 	return tui.Options{
 		Memory: &book,
 		NewEngine: func(resumeID string) (tui.Engine, error) {
@@ -179,11 +199,9 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},
-		Price: func(model string) (float64, float64, bool) {
-			p, ok := rt.cfg.PriceOf(model)
-			return p.Input, p.Output, ok
-		},
+		Price:           rt.cfg.PriceOf,
 		Commands:        rt.tuiCommands(),
+		ErrorAdvice:     rt.modelAdvice,
 		Expand:          rt.expandCommand,
 		Workdir:         rt.cfg.Workdir,
 		HistoryFile:     filepath.Join(rt.cfg.Home, "history"),
@@ -224,10 +242,11 @@ func newDemoCmd(e *env, g *globals) *cobra.Command {
 			if !e.isTerminal() {
 				return usageErr("the demo's TUI needs a terminal; use harness9 demo --headless for JSONL")
 			}
-			opts, err := demoTUIOptions(cmd.Context(), e)
+			opts, closeDemo, err := demoTUIOptions(cmd.Context(), e)
 			if err != nil {
 				return err
 			}
+			defer closeDemo()
 			return tuiErr(tui.Run(cmd.Context(), opts))
 		},
 	}
@@ -236,8 +255,10 @@ func newDemoCmd(e *env, g *globals) *cobra.Command {
 }
 
 // demoWiring prepares the demo workdir and wires it like a real session,
-// with its own data directory so the demo never touches the user's sessions.
-func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *demo.Demo, error) {
+// with its own data directory so the demo never touches the user's
+// sessions; closing the wiring removes that directory (the workdir, with
+// the files the demo wrote, stays).
+func demoWiring(ctx context.Context, e *env, logw io.Writer, opts ...demo.Option) (*wiring, *demo.Demo, error) {
 	d, err := demo.Prepare("", opts...)
 	if err != nil {
 		return nil, nil, withCode(ExitError, err)
@@ -255,37 +276,45 @@ func demoWiring(ctx context.Context, e *env, opts ...demo.Option) (*wiring, *dem
 		}
 		return e.getenv(k)
 	}
+	removeHome := func() { _ = os.RemoveAll(home) }
 	c, err := config.Load(config.Flags{Workdir: d.Workdir, Model: d.Model}, getenv)
 	if err != nil {
+		removeHome()
 		return nil, nil, withCode(ExitError, err)
 	}
 	c.MCPServers = nil
 	r := config.Resolved{Name: config.TypeScripted, Model: "demo", Provider: config.Provider{Type: config.TypeScripted}}
-	rt, err := newRuntime(ctx, c, d.Provider, r, e.stderr)
+	rt, err := newRuntime(ctx, e, c, d.Provider, r, withNotices(logw))
 	if err != nil {
+		removeHome()
 		return nil, nil, err
 	}
+	rt.onClose = append(rt.onClose, removeHome)
 	return rt, d, nil
 }
 
-func demoTUIOptions(ctx context.Context, e *env) (tui.Options, error) {
-	rt, d, err := demoWiring(ctx, e, demo.WithPace(demoPace), demo.WithPause(demoPause))
+// demoTUIOptions wires the demo for the TUI; closeDemo, called once the
+// TUI has ended, closes the wiring and removes the demo's data directory.
+func demoTUIOptions(ctx context.Context, e *env) (opts tui.Options, closeDemo func(), err error) {
+	notes := newNoteSink()
+	e.logToNotes(notes)
+	rt, d, err := demoWiring(ctx, e, notes, demo.WithPace(demoPace), demo.WithPause(demoPause))
 	if err != nil {
-		return tui.Options{}, err
+		return tui.Options{}, nil, err
 	}
-	// The wiring lives as long as the process: the TUI owns it from here.
-	opts := rt.tuiOptions(ctx)
+	opts = rt.tuiOptions(ctx)
+	opts.Notices = notes.ch
 	opts.DemoBanner = d.Banner
 	opts.InitialPrompt = d.Prompt
 	opts.InitialMode = planning.ModePlan
 	// The demo plays itself up to the review dialog, then the user decides.
 	opts.AutoSend = true
 	opts.HistoryFile = "" // the demo's prompts are not the user's history
-	return opts, nil
+	return opts, rt.Close, nil
 }
 
 func runDemoHeadless(ctx context.Context, e *env) error {
-	rt, d, err := demoWiring(ctx, e)
+	rt, d, err := demoWiring(ctx, e, e.stderr)
 	if err != nil {
 		return err
 	}

@@ -4,34 +4,28 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strings"
 
+	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/permission"
-	"github.com/harness9/harness9/tool"
 	"github.com/harness9/harness9/tool/web"
 )
 
-// webTools builds web_fetch, and web_search when its key is set, from the
+// webOptions are web_fetch, and web_search when its key is set, from the
 // [web] section. The fetches are the harness's own: the bash sandbox stays
 // offline. The page cache lives as long as this runtime.
-func webTools(c *config.Config, p llm.Provider, model string, perms *permission.Rules, getenv func(string) string) []tool.Tool {
+func webOptions(c *config.Config, getenv func(string) string) []harness.Option {
 	if !c.Web.Enabled {
 		return nil
 	}
-	fetch := web.NewFetch(
+	opts := []harness.Option{harness.WithWebFetch(
 		web.WithTimeout(c.Web.Timeout),
 		web.WithMaxBytes(c.Web.MaxBytes),
 		web.WithAllowPrivate(c.Web.AllowPrivate),
-		web.WithPrivateHosts(domainAllowed(perms)),
-		web.WithSummarizer(web.ModelSummarizer(p, model)),
-	)
-	tools := []tool.Tool{fetch}
+	)}
 	if s := searcher(c, getenv); s != nil {
-		tools = append(tools, web.NewSearch(s))
+		opts = append(opts, harness.WithWebSearch(s))
 	}
-	return tools
+	return opts
 }
 
 // searcher is the configured search backend, nil when there is none or
@@ -67,31 +61,6 @@ func anthropicSearchURL(c *config.Config, getenv func(string) string) string {
 		return u
 	}
 	return getenv(config.EnvAnthropicBaseURL)
-}
-
-// domainAllowed reports whether an allow rule names host's domain
-// (web_fetch(domain:…), from the user's config, --allow or an "always
-// allow" answer; a project's config cannot add allow rules): the user has
-// said that host may be fetched, so it may be on a private network. A rule
-// without a domain (plain web_fetch) does not lift the refusal, and a deny
-// or ask rule for the host wins as it does for the call.
-func domainAllowed(perms *permission.Rules) func(host string) bool {
-	return func(host string) bool {
-		if perms == nil || host == "" {
-			return false
-		}
-		u := url.URL{Scheme: "http", Host: host}
-		d := perms.Decide(permission.Call{Tool: web.FetchName, URL: u.String()}, permission.None)
-		if d.Action != permission.Allow || len(d.Rules) == 0 {
-			return false
-		}
-		for _, r := range d.Rules {
-			if !strings.HasPrefix(r.Specifier, "domain:") {
-				return false
-			}
-		}
-		return true
-	}
 }
 
 // checkWeb says which web tools a session gets and how web_fetch treats

@@ -20,6 +20,7 @@ import (
 
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
 )
@@ -66,14 +67,10 @@ type Provider struct {
 	Vision *bool `toml:"vision"`
 }
 
-// Price is what a model costs, in US dollars per million tokens, for the
-// session totals the TUI shows. harness9 knows no prices of its own (they
-// change); a model without one shows tokens only.
-type Price struct {
-	Input     float64 `toml:"input"`
-	Output    float64 `toml:"output"`
-	CacheRead float64 `toml:"cache_read"`
-}
+// Price is what a model costs ([pricing]), for the session totals the TUI
+// shows, the cost metric and `harness9 stats`. harness9 knows no prices of
+// its own (they change); a model without one shows tokens only.
+type Price = llm.Price
 
 // MCPServer is one MCP server: a command for stdio, or a URL for streamable HTTP.
 type MCPServer struct {
@@ -165,6 +162,9 @@ type Config struct {
 	Engine string
 	// Temporal is the [temporal] section (temporal.go).
 	Temporal TemporalConfig
+	// Telemetry is the [telemetry] section with the OTEL_* variables
+	// applied (telemetry.go).
+	Telemetry TelemetryConfig
 
 	// Permissions are the allow/ask/deny rules of every source, in the
 	// order they were read (permissions.go).
@@ -178,6 +178,8 @@ type Config struct {
 	Hooks HooksConfig
 	// hooksFile is the user's [hooks], parsed once the workdir is known.
 	hooksFile hooksFile
+	// telemetryFile is [telemetry], resolved with the environment in Load.
+	telemetryFile telemetryFile
 	// Warnings are problems that did not stop loading (a project's allow
 	// rules, which are ignored); the caller shows them.
 	Warnings []string
@@ -225,6 +227,7 @@ type file struct {
 	Serve       ServeConfig          `toml:"serve"`
 	Engine      string               `toml:"engine"`
 	Temporal    temporalFile         `toml:"temporal"`
+	Telemetry   telemetryFile        `toml:"telemetry"`
 }
 
 // Flags are the command-line values that override the file and environment.
@@ -268,6 +271,11 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 		Temporal:         defaultTemporal(),
 	}
 	if err := c.readFile(); err != nil {
+		return nil, err
+	}
+	if err := c.applyTelemetry(c.telemetryFile, getenv, func(key, format string, args ...any) error {
+		return fmt.Errorf("%s: key %s: %s", c.File, key, fmt.Sprintf(format, args...))
+	}); err != nil {
 		return nil, err
 	}
 	c.TrustProject = flags.TrustProject
@@ -490,6 +498,7 @@ func (c *Config) apply(f file) error {
 		return err
 	}
 	c.hooksFile = f.Hooks
+	c.telemetryFile = f.Telemetry
 	c.Hooks.Unconfined = f.Hooks.Unconfined
 	if err := c.applyWeb(f.Web, bad); err != nil {
 		return err
@@ -531,7 +540,7 @@ func (c *Config) apply(f file) error {
 		c.Providers[name] = p
 	}
 	for name, pr := range f.Pricing {
-		if pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 {
+		if pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0 {
 			return bad("pricing."+name, "prices must not be negative")
 		}
 		if c.Pricing == nil {

@@ -14,8 +14,8 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/harness9/harness9/internal/atomicfile"
-	"github.com/harness9/harness9/internal/names"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
+	"github.com/harness9/harness9/internal/lib/names"
 )
 
 // `harness9 mcp add` and `mcp remove` change config.toml, a file the user

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/tool"
 )

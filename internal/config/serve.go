@@ -11,13 +11,13 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 )
 
 // ServeConfig is the [serve] section: where `harness9 serve` listens, the
 // directories its sessions may work in, and the tokens it accepts.
 type ServeConfig struct {
-	// Listen is the address (default server.DefaultListen via the CLI).
+	// Listen is the address (default service.DefaultListen via the CLI).
 	Listen string `toml:"listen"`
 	// Roots are the directories sessions may use; every token's roots lie
 	// inside them.

@@ -13,8 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harness9/harness9/internal/atomicfile"
-	"github.com/harness9/harness9/internal/gitguard"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 	"github.com/harness9/harness9/skill"
 	"github.com/harness9/harness9/tool"
 )
@@ -37,10 +36,19 @@ const maxFile = 1 << 20
 // Book finds and changes the memory files of one workdir.
 type Book struct {
 	workdir, home string
+	open          func(dir string) (*tool.Workspace, error)
 }
 
 // New returns the Book of workdir with the data dir home.
 func New(workdir, home string) Book { return Book{workdir: workdir, home: home} }
+
+// WithWorkspace returns b opening the project as open does: as the model
+// sees it (the CLI's workspace: the user's home deny list, git's files).
+// Without it the project is opened with only the data directory denied.
+func (b Book) WithWorkspace(open func(dir string) (*tool.Workspace, error)) Book {
+	b.open = open
+	return b
+}
 
 // Path is the file a target writes to.
 func (b Book) Path(t Target) string {
@@ -59,7 +67,10 @@ func (b Book) workspace(t Target) (*tool.Workspace, error) {
 		}
 		return tool.NewWorkspace(b.home, tool.WithHome(""))
 	}
-	return ProjectWorkspace(b.workdir, b.home)
+	if b.open != nil {
+		return b.open(b.workdir)
+	}
+	return tool.NewWorkspace(b.workdir, tool.WithDenied(b.home))
 }
 
 // Choice returns the target remembered for this project, if any.
@@ -152,26 +163,10 @@ func (b Book) Files() []File {
 	if name, content := b.projectMemory(); name != "" {
 		out = append(out, File{Path: filepath.Join(b.workdir, name), Notes: notes(content)})
 	}
-	if content := LoadUser(b.home, 0); content != "" {
+	if content := skill.LoadUserAgentsMD(b.home, 0); content != "" {
 		out = append(out, File{Path: b.Path(User), Notes: notes(content)})
 	}
 	return out
-}
-
-// LoadUser returns $HARNESS9_HOME/AGENTS.md capped at max bytes (the
-// default cap when max <= 0), or "".
-func LoadUser(home string, max int) string {
-	if home == "" {
-		return ""
-	}
-	// The data dir is its own root here, without the deny list that keeps
-	// it away from the model's tools.
-	ws, err := tool.NewWorkspace(home, tool.WithHome(""))
-	if err != nil {
-		return ""
-	}
-	_, content := skill.LoadMemoryFrom(ws, max, skill.AgentsFile)
-	return content
 }
 
 func notes(content string) []string {
@@ -191,17 +186,4 @@ func (b Book) projectMemory() (name, content string) {
 		return "", ""
 	}
 	return skill.LoadMemory(ws, 0)
-}
-
-// ProjectWorkspace opens workdir as the model sees it: the user's home
-// deny list (~/.ssh, ~/.aws ...) and harness9's data directory home are
-// refused, even when the workdir contains them, and nothing is written
-// where git finds its configuration and hooks (the user's own git
-// configuration included, for a core.hooksPath or include leading into the
-// workdir). opts add to that (an editor's buffers, tool.WithEditor).
-func ProjectWorkspace(workdir, home string, opts ...tool.WorkspaceOption) (*tool.Workspace, error) {
-	userHome, _ := os.UserHomeDir() // none: nothing there to protect
-	git := gitguard.UserConfig(os.Getenv, userHome)
-	return tool.NewWorkspace(workdir, append([]tool.WorkspaceOption{tool.WithHome(userHome), tool.WithDenied(home),
-		tool.WithGitConfig(git.Global...)}, opts...)...)
 }

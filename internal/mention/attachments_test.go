@@ -34,7 +34,7 @@ func TestAttachmentsOfResources(t *testing.T) {
 		t.Fatal("a denied file was attached")
 	}
 	sum := Summary(a.Report())
-	for _, want := range []string{"attached main.go (3 lines), sel.txt (1 lines), notes/todo.md (1 lines)", ".ssh/id_rsa:", "elsewhere.txt:", "image.bin: a binary file", "pic.png: unreadable"} {
+	for _, want := range []string{"attached main.go (3 lines), sel.txt (1 line), notes/todo.md (1 line)", ".ssh/id_rsa:", "elsewhere.txt:", "image.bin: a binary file", "pic.png: unreadable"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary %q does not say %q", sum, want)
 		}

@@ -250,7 +250,11 @@ func Summary(report []Attached) string {
 		case a.Problem == "" && a.Picture:
 			ok = append(ok, a.Path+" (picture)")
 		case a.Problem == "":
-			ok = append(ok, fmt.Sprintf("%s (%d lines)", a.Path, a.Lines))
+			unit := "lines"
+			if a.Lines == 1 {
+				unit = "line"
+			}
+			ok = append(ok, fmt.Sprintf("%s (%d %s)", a.Path, a.Lines, unit))
 		default:
 			bad = append(bad, a.Path+": "+a.Problem)
 		}

@@ -59,7 +59,7 @@ func TestExpandAttachesFilesOfTheWorkspaceOnly(t *testing.T) {
 		}
 	}
 	s := Summary(report)
-	for _, want := range []string{"main.go (3 lines)", "pkg/util.go (1 lines)", "image.bin: a binary file", "big.txt: larger than", ".ssh/id_rsa"} {
+	for _, want := range []string{"main.go (3 lines)", "pkg/util.go (1 line)", "image.bin: a binary file", "big.txt: larger than", ".ssh/id_rsa"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("summary lacks %q: %s", want, s)
 		}

@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 	"github.com/harness9/harness9/tool"
 )
 

@@ -84,9 +84,7 @@ func (m *model) handleAttached(msg attachedMsg) tea.Cmd {
 		for _, f := range msg.failed {
 			m.errorLine("Image not attached: " + f)
 		}
-		if m.in.value() == "" {
-			m.in.setValue(msg.orig)
-		}
+		m.in.restore(msg.orig)
 		m.layout()
 		return nil
 	}

@@ -138,7 +138,7 @@ func TestToolSummariesAreTruthful(t *testing.T) {
 		isError             bool
 		want                []string
 	}{
-		{"bash", `{"command":"go test ./..."}`, "--- FAIL: TestX\nFAIL\nexit code: 1", true, []string{"bash go test ./...", "exit code: 1 · --- FAIL: TestX … (+1 lines)"}},
+		{"bash", `{"command":"go test ./..."}`, "--- FAIL: TestX\nFAIL\nexit code: 1", true, []string{"bash go test ./...", "exit code: 1 · --- FAIL: TestX … (+1 line)"}},
 		{"bash", `{"command":"true"}`, "(no output)\nexit code: 0", false, []string{"exit code: 0 · no output"}},
 		{"read_file", `{"path":"a.go","limit":5}`, "     1\ta\n     2\tb\n     3\tc\n     4\td\n     5\te\n\n(showing lines 1-5 of 90; read more with offset=6)", false, []string{"read_file a.go (first 5 lines)", "read 5 lines (lines 1-5 of 90)"}},
 		{"search_files", `{"pattern":"func Parse","path":"src"}`, "src/a.go:3: func Parse() {}\n(1 matching line in 1 file, sorted by path)", false, []string{`search_files "func Parse" in src`, "1 matching line in 1 file"}},
@@ -343,7 +343,9 @@ func TestSessionCost(t *testing.T) {
 		f := newFake()
 		opts := testOptions(f)
 		opts.ModelLabel = "openai/gpt-4.1"
-		opts.Price = func(m string) (float64, float64, bool) { return 2, 8, priced && m == "openai/gpt-4.1" }
+		opts.Price = func(m string) (llm.Price, bool) {
+			return llm.Price{Input: 2, Output: 8}, priced && m == "openai/gpt-4.1"
+		}
 		h := newHarness(t, opts, 120, 24)
 		h.m.handleEvent(agent.UsageUpdate{Usage: llm.Usage{InputTokens: 1000, OutputTokens: 500}})
 		h.m.handleEvent(agent.UsageUpdate{Usage: llm.Usage{InputTokens: 2000, OutputTokens: 0}})
@@ -357,27 +359,79 @@ func TestSessionCost(t *testing.T) {
 	}
 }
 
-// A sub-agent is one collapsed block under its task call: a status line
-// while it runs and after, none of its own calls as blocks, and its tokens
-// in the session's total.
+// A sub-agent is one collapsed block under its task call: while it runs,
+// its count and the call it is making now (tool and file), none of its
+// calls as blocks of their own; its tokens count in the session's total;
+// Ctrl+O lists its calls and its answer.
 func TestSubagentCollapsedBlock(t *testing.T) {
 	f := newFake()
 	h := newHarness(t, testOptions(f), 120, 24)
 	h.m.handleEvent(agent.ToolCall{ID: "t1", Name: "task", Input: json.RawMessage(`{"description":"find the parser","prompt":"p"}`)})
 	for i := range 12 {
-		h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.ToolCall{ID: fmt.Sprint("c", i), Name: "read_file", Input: json.RawMessage(`{"path":"secret-child-file.go"}`)}})
+		id := fmt.Sprint("c", i)
+		h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.ToolCall{ID: id, Name: "read_file", Input: json.RawMessage(fmt.Sprintf(`{"path":"child-%02d.go"}`, i))}})
+		if i < 11 {
+			h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.ToolResult{ID: id, Name: "read_file", Output: "package x", Summary: fmt.Sprintf("%d lines", 10+i)}})
+		}
 	}
 	h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.UsageUpdate{Usage: llm.Usage{InputTokens: 3000, OutputTokens: 100}}})
 	s := h.screen()
 	if !strings.Contains(s, "find the parser") || !strings.Contains(s, "12 tool calls · 3.1k tokens") {
 		t.Errorf("running sub-agent block:\n%s", s)
 	}
-	if strings.Contains(s, "secret-child-file.go") {
-		t.Errorf("a sub-agent's own calls are shown as blocks:\n%s", s)
+	if !strings.Contains(s, "▸ read_file child-11.go") {
+		t.Errorf("the sub-agent's current call is not shown:\n%s", s)
 	}
+	if strings.Contains(s, "child-10.go") || len(h.m.tr.blocks) != 3 {
+		t.Errorf("a sub-agent's own calls are shown as blocks (%d blocks):\n%s", len(h.m.tr.blocks), s)
+	}
+	h.m.handleEvent(agent.Nested{Parent: "t1", Event: agent.ToolResult{ID: "c11", Name: "read_file", Output: "package x", Summary: "21 lines"}})
 	h.m.handleEvent(agent.ToolResult{ID: "t1", Name: "task", Output: "The parser is in parse.go.\n\n[sub-agent ...]"})
 	s = h.screen()
 	if !strings.Contains(s, "12 tool calls · 3.1k tokens · The parser is in parse.go.") || !strings.Contains(s, "3.1k tok") {
 		t.Errorf("finished sub-agent block:\n%s", s)
+	}
+	h.key("ctrl+o")
+	s = h.screen()
+	for _, want := range []string{"task find the parser", "12 tool calls", "1. ✓ read_file child-00.go", "⎿ 10 lines"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Ctrl+O on the sub-agent lacks %q:\n%s", want, s)
+		}
+	}
+	h.key("G")
+	s = h.screen()
+	for _, want := range []string{"12. ✓ read_file child-11.go", "The parser is in parse.go."} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the end of Ctrl+O on the sub-agent lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// Another source of "@" completion (an MCP server's resources) is asked
+// with the prefix and offered with the files.
+func TestMentionCompletionFromAnotherSource(t *testing.T) {
+	opts := testOptions(newFake())
+	opts.Files = func() ([]string, error) { return []string{"docs/guide.md"}, nil }
+	var asked []string
+	opts.Mentions = []func(string) []string{func(prefix string) []string {
+		asked = append(asked, prefix)
+		if strings.HasPrefix("docs:readme", prefix) {
+			return []string{"docs:readme"}
+		}
+		return nil
+	}}
+	h := newHarness(t, opts, 100, 24)
+	h.typeText("see @docs")
+	h.key("tab")
+	if got := h.m.in.value(); got != "see @docs" || !strings.Contains(h.m.hint, "docs/guide.md  docs:readme") {
+		t.Fatalf("two sources: editor %q, hint %q", got, h.m.hint)
+	}
+	h.typeText(":")
+	h.key("tab")
+	if got := h.m.in.value(); got != "see @docs:readme " {
+		t.Fatalf("the other source's one match: %q", got)
+	}
+	if len(asked) != 2 || asked[1] != "docs:" {
+		t.Errorf("the source was asked %q", asked)
 	}
 }

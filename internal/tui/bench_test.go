@@ -43,18 +43,31 @@ func BenchmarkTranscriptView(b *testing.B) {
 				_ = m.tr.view()
 			}
 		})
-		b.Run(fmt.Sprintf("messages=%d/keypress", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("messages=%d/keypress-inline", n), func(b *testing.B) {
+			// Inline, the history is in the terminal's scrollback: a frame
+			// draws the live area only.
 			m := benchModel(b, n)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i%80 == 0 {
-					m.in.take()
-				}
-				m.Update(keyMsg("x"))
-				_ = m.View()
-			}
+			m.opts.Fullscreen = false
+			m.tr.printed = len(m.tr.blocks)
+			typeKeys(b, m)
 		})
+		b.Run(fmt.Sprintf("messages=%d/keypress", n), func(b *testing.B) {
+			typeKeys(b, benchModel(b, n))
+		})
+	}
+}
+
+// typeKeys times a key press (Update and View) while a prompt of up to 80
+// characters is typed.
+func typeKeys(b *testing.B, m *model) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%80 == 0 {
+			m.in.take()
+		}
+		m.Update(keyMsg("x"))
+		_ = m.View()
 	}
 }
 

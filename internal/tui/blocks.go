@@ -37,9 +37,8 @@ type block struct {
 	diff              bool   // the result is a unified diff (tool.DiffOutput)
 	isError, done     bool
 	live              string // output so far while the call runs (agent.ToolOutput)
-	expanded          bool   // show the whole result, not its summary (Ctrl+O)
-	// a sub-agent's task call (agent.Nested events)
-	subCalls, subTokens int
+	// a task call's sub-agent (agent.Nested events), nil for other calls
+	sub *subagentRun
 	// todos
 	todos []planning.TodoItem
 	// plan

@@ -40,7 +40,7 @@ func init() {
 		{name: "/skills", help: "list the skills found", run: (*model).cmdSkills},
 		{name: "/mcp", help: "show MCP servers", run: (*model).cmdMCP},
 		{name: "/help", help: "show commands and keys", run: (*model).cmdHelp},
-		{name: "/exit", help: "quit", run: func(*model, string) tea.Cmd { return tea.Quit }},
+		{name: "/exit", help: "quit", run: func(m *model, _ string) tea.Cmd { return m.quit() }},
 	}
 }
 
@@ -140,10 +140,7 @@ func (m *model) cmdModel(arg string) tea.Cmd {
 		m.note("No models to offer: set a provider's key, or list models under [providers.NAME] models in config.toml.")
 		return nil
 	}
-	p := &modelPicker{items: items, current: m.opts.ModelLabel}
-	m.picker, m.onPick = p, m.switchModel
-	m.layout()
-	return nil
+	return m.openPicker(&modelPicker{items: items, current: m.opts.ModelLabel}, func(m *model, name string) tea.Cmd { return m.switchModel(name) })
 }
 
 // switchModel makes name the model and reopens the session on it.
@@ -153,12 +150,12 @@ func (m *model) switchModel(name string) tea.Cmd {
 		return nil
 	}
 	m.opts.ModelLabel = name
-	m.hint = "model: " + name + " (the session goes on with its history)"
-	id := m.sessionID
 	if m.eng == nil || len(m.eng.History()) == 0 {
-		id = ""
+		return m.openEngine("", true)
 	}
-	return m.openEngine(id, true)
+	// The same session on the new model: the transcript and the totals
+	// stay as they are.
+	return m.openEngineWith(engineReadyMsg{id: m.sessionID, keep: true})
 }
 
 func (m *model) cmdPlan(arg string) tea.Cmd {
@@ -186,8 +183,7 @@ func (m *model) cmdReview(string) tea.Cmd {
 		m.hint = "no plan is waiting for approval"
 		return nil
 	}
-	m.openReview("")
-	return nil
+	return m.openReview("")
 }
 
 func (m *model) cmdCode(string) tea.Cmd {
@@ -254,12 +250,19 @@ func (m *model) cmdHelp(string) tea.Cmd {
 	}
 	b.WriteString("Keys:\n")
 	b.WriteString("  Enter send (queued while the agent works) · Shift+Enter, Ctrl+J or \\ then Enter: newline · Tab complete\n")
-	b.WriteString("  ↑/↓ history · Ctrl+R search the history · Ctrl+O expand/collapse tool output · @path attach a file\n")
-	b.WriteString("  Shift+Tab cycle mode (applies to the next turn) · PgUp/PgDn/wheel scroll · End follow\n")
-	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C cancels, twice quits\n")
+	b.WriteString("  ↑/↓ history · Ctrl+R search the history · @path attach a file · Shift+Tab cycle mode (applies to the next turn)\n")
+	b.WriteString("  Ctrl+O the newest tool call's whole output (←/→ other calls, / search, n/N, g/G, q closes) · Ctrl+T the whole transcript\n")
+	b.WriteString("  Esc interrupts the running turn (queued messages go next) · Ctrl+C: closes a dialog, else clears the draft\n")
+	b.WriteString("  (it stays in the history), else cancels the turn; twice in a row quits\n")
+	if m.inline() {
+		b.WriteString("  The conversation is in your terminal's scrollback: scroll, search and select it there\n")
+	} else {
+		b.WriteString("  PgUp/PgDn/wheel scroll · End follows\n")
+	}
 	b.WriteString("Images: @shot.png (or a pasted image path) in a prompt attaches the picture\n")
 	b.WriteString("Dialogs: digits or ↑/↓ + Enter choose; typed text goes into the note/reason field, never picks an option;\n")
-	b.WriteString("  Esc closes the plan review and keeps the plan (/review reopens it)")
+	b.WriteString("  a question takes no key for half a second after it appears (what you typed goes to the editor);\n")
+	b.WriteString("  a permission question starts with nothing picked; Esc closes the plan review and keeps the plan (/review reopens it)")
 	m.note(b.String())
 	return nil
 }

@@ -31,18 +31,17 @@ func (d *permissionDialog) options() []string {
 	return []string{optionOnce, second, optionDeny}
 }
 
-// defaultDenial is the reason the model sees when the user gave none.
-const defaultDenial = "the user denied this call"
-
 // permissionDialog asks whether one tool call may run (a call the mode or
-// an ask rule puts to the user). Like the review
-// dialog, digits and ↑/↓ pick and Enter confirms while the reason is empty;
-// a typed character goes into the reason and selects Deny, so typing can
-// never allow a call.
+// an ask rule puts to the user). Like the review dialog, digits and ↑/↓
+// pick and Enter confirms while the reason is empty; a typed character
+// goes into the reason and selects Deny, so typing can never allow a call.
+// Nothing is picked when it opens: Enter alone answers nothing.
 type permissionDialog struct {
 	req    *agent.ApprovalRequest
-	cursor int
+	cursor int // -1 until an option is picked
 	reason textinput.Model
+	// unpicked is set when Enter was pressed with nothing picked.
+	unpicked bool
 
 	digit   string // the digit that just picked an option (see reviewDialog)
 	top     int    // first preview line shown when the preview does not fit
@@ -58,17 +57,32 @@ type permissionAnswer struct {
 }
 
 func newPermissionDialog(req *agent.ApprovalRequest) *permissionDialog {
-	return &permissionDialog{req: req, reason: newField("reason: ", "type why to deny (optional), then Enter")}
+	return &permissionDialog{req: req, cursor: -1, reason: newField("reason: ", "type why to deny (optional), then Enter")}
 }
 
 func (d *permissionDialog) typing() bool { return d.reason.Value() != "" }
 
+// deny is the denial with the reason typed, if any (the engine tells the
+// model when there is none).
 func (d *permissionDialog) deny() *permissionAnswer {
-	r := fieldText(&d.reason)
-	if r == "" {
-		r = defaultDenial
+	return &permissionAnswer{agent.Deny, fieldText(&d.reason)}
+}
+
+func (d *permissionDialog) decides() bool { return true }
+
+// key implements dialog.
+func (d *permissionDialog) key(k tea.KeyPressMsg) (outcome, bool, tea.Cmd) {
+	ans, cmd := d.update(k)
+	if ans == nil {
+		return nil, false, cmd
 	}
-	return &permissionAnswer{agent.Deny, r}
+	return func(m *model) tea.Cmd { return m.answered(d, *ans) }, true, cmd
+}
+
+// dismiss implements dialog: a question closed without an answer is a
+// denial (its call must not wait for an answer that never comes).
+func (d *permissionDialog) dismiss() outcome {
+	return func(m *model) tea.Cmd { return m.answered(d, *d.deny()) }
 }
 
 // update handles a key and returns the answer once the user has decided.
@@ -76,11 +90,14 @@ func (d *permissionDialog) update(k tea.KeyPressMsg) (*permissionAnswer, tea.Cmd
 	key := k.String()
 	digit := d.digit
 	d.digit = ""
+	d.unpicked = false
 	switch {
 	case key == "esc":
 		return d.deny(), nil
 	case key == "enter" && d.typing():
 		return d.deny(), nil
+	case key == "enter" && d.cursor < 0:
+		d.unpicked = true
 	case key == "enter":
 		return d.choose(d.cursor + 1), nil
 	case key == "pgup":
@@ -89,6 +106,8 @@ func (d *permissionDialog) update(k tea.KeyPressMsg) (*permissionAnswer, tea.Cmd
 		d.top += max(d.rows-2, 1)
 	case d.typing() && (isText(k) || isEditKey(k)):
 		return nil, fieldInput(&d.reason, k)
+	case key == "up" && d.cursor < 0:
+		d.cursor = 2
 	case key == "up":
 		d.cursor = max(d.cursor-1, 0)
 	case key == "down":
@@ -130,32 +149,42 @@ func (d *permissionDialog) paste(msg tea.PasteMsg) {
 	fieldInput(&d.reason, msg)
 }
 
-// view draws the dialog within width × maxHeight; a long preview scrolls
+// view implements dialog: the question belongs to the running turn and
+// takes its colours.
+func (d *permissionDialog) view(v dialogView) string { return d.render(v.width, v.room, v.runTh) }
+
+// render draws the dialog within width × maxHeight; a long preview scrolls
 // and the options stay visible.
-func (d *permissionDialog) view(width, maxHeight int, th theme) string {
+func (d *permissionDialog) render(width, maxHeight int, th theme) string {
 	inner := max(min(width-4, 120), 10)
 	// The call is the model's: its name, argument and preview are shown
 	// as written (termtext), so a carriage return or a cursor move cannot
 	// show a harmless command over the one being allowed.
 	call := d.req.Call
-	head := th.accent.Bold(true).Render("Allow "+termtext.Clean(call.Name)+"?") + "  " + termtext.Clean(keyArg(call.Name, call.Input))
-	head = ansi.Truncate(strings.ReplaceAll(head, "\n", " "), inner, "…")
+	arg := strings.ReplaceAll(termtext.Clean(keyArg(call.Name, call.Input)), "\n", " ")
+	head := strings.Join(capLines(wrapText("Allow "+termtext.Clean(call.Name)+"?  "+arg, inner), 3), "\n")
+	head = th.accent.Bold(true).Render(head)
 	if d.req.Why != "" {
-		head += "\n" + dimStyle.Render(ansi.Truncate("asked because "+termtext.Clean(d.req.Why), inner, "…"))
+		for _, l := range capLines(wrapText("asked because "+termtext.Clean(d.req.Why), inner), 2) {
+			head += "\n" + dimStyle.Render(l)
+		}
 	}
 	if d.preview == nil || d.pvWidth != inner {
 		d.preview, d.pvWidth = previewLines(termtext.Clean(d.req.Preview), inner), inner
 	}
 	var tail []string
 	for i, o := range d.options() {
-		tail = append(tail, optionLine(i+1, o, i == d.cursor, false, inner, th))
+		tail = append(tail, optionLines(i+1, o, i == d.cursor, false, inner, th)...)
 	}
 	tail = append(tail, "", fieldView(&d.reason, inner))
-	help := "1–3 or ↑/↓ pick · Enter confirms · typing writes a reason and picks Deny · Esc denies"
-	if d.typing() {
-		help = "Enter denies with this reason · Esc denies"
+	help := dimStyle.Render("1–3 or ↑/↓ pick · Enter confirms · typing writes a reason and picks Deny · Esc denies")
+	switch {
+	case d.typing():
+		help = dimStyle.Render("Enter denies with this reason · Esc denies")
+	case d.unpicked:
+		help = warnStyle.Render("Nothing is picked: press 1, 2 or 3 (or ↑/↓), then Enter")
 	}
-	tail = append(tail, dimStyle.Render(ansi.Truncate(help, inner, "…")))
+	tail = append(tail, ansi.Truncate(help, inner, "…"))
 
 	lines := []string{head}
 	if len(d.preview) > 0 {
@@ -177,18 +206,23 @@ func (d *permissionDialog) view(width, maxHeight int, th theme) string {
 
 // previewLines renders an approval preview: a coloured diff for edits, the
 // text itself (file content, a command) otherwise, tabs expanded to their
-// tab stops and each line cut to the width.
+// tab stops. Lines are wrapped, never cut: what is approved is seen whole.
 func previewLines(preview string, width int) []string {
 	preview = strings.TrimRight(preview, "\n")
 	if preview == "" {
 		return nil
 	}
 	if looksLikeDiff(preview) {
-		return renderDiff(preview, width, 2, -1)
+		return renderDiff(preview, width, 2, -1, true)
 	}
 	var out []string
 	for _, l := range strings.Split(expandTabs(preview), "\n") {
-		out = append(out, "  "+ansi.Truncate(l, width-2, "…"))
+		for i, piece := range hardWrap(l, width-2) {
+			if i > 0 {
+				piece = dimStyle.Render("↳") + piece
+			}
+			out = append(out, "  "+piece)
+		}
 	}
 	return out
 }

@@ -17,6 +17,29 @@ type chooser interface {
 	view(width int, th theme) string
 }
 
+// pickerDialog is a chooser as a dialog: pick gets the choice.
+type pickerDialog struct {
+	c    chooser
+	pick func(m *model, choice string) tea.Cmd
+}
+
+// A picker only chooses what to open: it is not guarded.
+func (p *pickerDialog) decides() bool            { return false }
+func (p *pickerDialog) paste(tea.PasteMsg)       {}
+func (p *pickerDialog) dismiss() outcome         { return nil }
+func (p *pickerDialog) view(v dialogView) string { return p.c.view(v.width, v.th) }
+
+func (p *pickerDialog) key(k tea.KeyPressMsg) (outcome, bool, tea.Cmd) {
+	choice, cancelled := p.c.update(k)
+	switch {
+	case cancelled:
+		return nil, true, nil
+	case choice != "":
+		return func(m *model) tea.Cmd { return p.pick(m, choice) }, true, nil
+	}
+	return nil, false, nil
+}
+
 // modelPicker lists the models /model can switch to.
 type modelPicker struct {
 	items   []string

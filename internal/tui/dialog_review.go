@@ -138,6 +138,27 @@ func (d *reviewDialog) update(k tea.KeyPressMsg) (reviewAction, tea.Cmd) {
 	return reviewAction{}, nil
 }
 
+func (d *reviewDialog) decides() bool { return true }
+
+// key implements dialog.
+func (d *reviewDialog) key(k tea.KeyPressMsg) (outcome, bool, tea.Cmd) {
+	act, cmd := d.update(k)
+	if act.choice == reviewNone {
+		return nil, false, cmd
+	}
+	return func(m *model) tea.Cmd { return m.reviewed(act) }, true, cmd
+}
+
+// dismiss implements dialog: the plan is kept and a typed note goes to
+// the editor.
+func (d *reviewDialog) dismiss() outcome {
+	note := fieldText(&d.note)
+	return func(m *model) tea.Cmd {
+		m.closeReview(note)
+		return nil
+	}
+}
+
 // choose acts on option n (1-based); cancelling asks first.
 func (d *reviewDialog) choose(n int) reviewAction {
 	if reviewChoice(n) == reviewCancel {
@@ -155,10 +176,13 @@ func (d *reviewDialog) paste(msg tea.PasteMsg) {
 	}
 }
 
-// view draws the dialog at most width columns wide and maxHeight rows
+// view implements dialog.
+func (d *reviewDialog) view(v dialogView) string { return d.render(v.width, v.room, v.th, v.md) }
+
+// render draws the dialog at most width columns wide and maxHeight rows
 // high. The plan (its markdown content and steps) scrolls inside; the
 // options and the note field always stay visible.
-func (d *reviewDialog) view(width, maxHeight int, th theme, md *markdown) string {
+func (d *reviewDialog) render(width, maxHeight int, th theme, md *markdown) string {
 	inner := max(min(width-4, 100), 10)
 	if d.body == nil || d.bodyWidth != inner {
 		d.body, d.bodyWidth = planLines(&d.plan, inner, md), inner
@@ -173,12 +197,12 @@ func (d *reviewDialog) view(width, maxHeight int, th theme, md *markdown) string
 	if d.confirming {
 		tail = append(tail, warnStyle.Render("Cancel this plan? It is discarded with its todo list."))
 		for i, o := range []string{"Yes, discard the plan", "No, go back to the review"} {
-			tail = append(tail, optionLine(i+1, o, (i == 0) == d.confirmYes, false, inner, th))
+			tail = append(tail, optionLines(i+1, o, (i == 0) == d.confirmYes, false, inner, th)...)
 		}
 		tail = append(tail, "", dimStyle.Render(ansi.Truncate("1–2 or ↑/↓ pick · Enter confirms · Esc goes back", inner, "…")))
 	} else {
 		for i, o := range reviewOptions {
-			tail = append(tail, optionLine(i+1, o, i == d.cursor && !d.typing(), d.typing(), inner, th))
+			tail = append(tail, optionLines(i+1, o, i == d.cursor && !d.typing(), d.typing(), inner, th)...)
 		}
 		tail = append(tail, "", fieldView(&d.note, inner))
 		help := "1–4 or ↑/↓ pick · Enter confirms · typing writes a note · Esc closes (plan kept, /review reopens)"
@@ -207,17 +231,39 @@ func (d *reviewDialog) view(width, maxHeight int, th theme, md *markdown) string
 	return dialogBox(strings.Join(lines, "\n"), inner, th)
 }
 
-// optionLine is one numbered option, highlighted or (while a note is being
-// typed, when options do not react) dimmed.
+// optionLine is one numbered option on one line, cut to fit (a picker's
+// list), highlighted or (while a note is being typed, when options do not
+// react) dimmed.
 func optionLine(n int, text string, selected, dim bool, inner int, th theme) string {
-	line := ansi.Truncate(fmt.Sprintf("[%d] %s", n, text), inner-2, "…")
+	return styleOption(ansi.Truncate(fmt.Sprintf("[%d] %s", n, text), inner-2, "…"), true, selected, dim, th)
+}
+
+// optionLines is an option of a question, wrapped rather than cut: what
+// an answer does is read whole.
+func optionLines(n int, text string, selected, dim bool, inner int, th theme) []string {
+	lines := wrapText(fmt.Sprintf("[%d] %s", n, text), max(inner-2, 8))
+	for i, l := range lines {
+		if i > 0 {
+			l = "    " + strings.TrimLeft(l, " ")
+			l = ansi.Truncate(l, inner-2, "…")
+		}
+		lines[i] = styleOption(l, i == 0, selected, dim, th)
+	}
+	return lines
+}
+
+func styleOption(line string, first, selected, dim bool, th theme) string {
+	mark := "  "
+	if selected && first {
+		mark = "› "
+	}
 	switch {
 	case selected:
-		return th.accent.Bold(true).Render("› " + line)
+		return th.accent.Bold(true).Render(mark + line)
 	case dim:
-		return dimStyle.Render("  " + line)
+		return dimStyle.Render(mark + line)
 	}
-	return "  " + line
+	return mark + line
 }
 
 // planLines renders a plan for the dialog and the transcript: its markdown

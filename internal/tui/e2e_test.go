@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/internal/demo"
+	"github.com/harness9/harness9/internal/tui"
 )
 
 // e2e is one run of the real binary in a tmux terminal on a fresh workdir
@@ -111,6 +112,9 @@ func (e *e2e) planToReview() {
 	e.keys("-l", demo.Prompt)
 	e.keys("Enter")
 	e.waitFor("the review dialog", contains("Plan ready for review"))
+	// The dialog takes no key for a moment after it opens (keys typed
+	// ahead go to the editor).
+	time.Sleep(2 * tui.DefaultDialogDelay)
 }
 
 // TestEndToEndTmux drives the real binary in a tmux terminal: Shift+Tab to

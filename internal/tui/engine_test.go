@@ -37,12 +37,12 @@ func TestRealEngineDemo(t *testing.T) {
 			return eng, err
 		},
 		Workdir: d.Workdir, ModelLabel: d.Model, DemoBanner: d.Banner,
-		InitialPrompt: d.Prompt, InitialMode: planning.ModePlan,
+		InitialPrompt: d.Prompt, InitialMode: planning.ModePlan, DialogDelay: -1,
 	}
 	h := newHarness(t, opts, 110, 40)
 	h.key("enter")
 	h.waitIdle()
-	if h.m.review == nil {
+	if h.m.reviewOpen() == nil {
 		t.Fatalf("no review dialog; screen:\n%s", h.screen())
 	}
 	h.key("1")

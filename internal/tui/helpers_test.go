@@ -160,6 +160,11 @@ func testOptions(eng Engine) Options {
 		ModelLabel:    "openai/gpt-4.1",
 		ContextWindow: 128000,
 		Now:           func() time.Time { return time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC) },
+		// Dialogs take keys at once; the guard has tests of its own.
+		DialogDelay: -1,
+		// The screen holds the whole conversation, as these tests read
+		// it; inline rendering has tests of its own.
+		Fullscreen: true,
 	}
 }
 
@@ -240,7 +245,7 @@ func (h *harness) deliver(msg tea.Msg) {
 			h.run(c)
 		}
 	case engineReadyMsg, streamMsg, streamEndMsg, sessionsMsg, demoReadyMsg, historyMsg, filesLoaded,
-		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg:
+		turnsMsg, conflictsMsg, rewoundMsg, memoryAddedMsg, attachedMsg, dialogArmedMsg, printedMsg, noticeMsg, mentionsMsg:
 		h.send(msg)
 	}
 }
@@ -284,7 +289,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "home":
 		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "ctrl+r", "ctrl+o", "ctrl+g":
+	case "ctrl+r", "ctrl+o", "ctrl+g", "ctrl+t":
 		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
 	}
 	r := []rune(k)[0]
@@ -323,3 +328,9 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the golden file (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
 	}
 }
+
+// The open dialog of each kind, or nil.
+func (m *model) reviewOpen() *reviewDialog   { d, _ := findDialog[*reviewDialog](m); return d }
+func (m *model) permOpen() *permissionDialog { d, _ := findDialog[*permissionDialog](m); return d }
+func (m *model) pickerOpen() *pickerDialog   { d, _ := findDialog[*pickerDialog](m); return d }
+func (m *model) choiceOpen() *choiceDialog   { d, _ := findDialog[*choiceDialog](m); return d }

@@ -71,6 +71,25 @@ func (in *input) setValue(s string) {
 	in.ta.MoveToEnd()
 }
 
+// restore puts text taken from the editor back (queued messages of a
+// cancelled turn, a dialog's note, a prompt that could not be sent). A
+// draft written meanwhile is kept, after it: nothing typed is overwritten.
+func (in *input) restore(text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	if draft := strings.TrimSpace(in.ta.Value()); draft != "" && draft != text {
+		text += "\n" + in.ta.Value()
+	}
+	in.setValue(text)
+}
+
+// isNewline reports whether k inserts a line break in the editor.
+func (in *input) isNewline(k tea.KeyPressMsg) bool {
+	return key.Matches(k, in.ta.KeyMap.InsertNewline)
+}
+
 // take returns the text, records it in the history and clears the editor.
 // Paste placeholders are replaced by what was pasted.
 func (in *input) take() string {
@@ -171,7 +190,8 @@ const (
 // paste inserts pasted text: small pastes as they are, large ones as a
 // placeholder that take expands, so the editor stays usable.
 func (in *input) paste(msg tea.PasteMsg) tea.Cmd {
-	text := msg.Content
+	text := normalizeNewlines(msg.Content)
+	msg.Content = text
 	lines := strings.Count(text, "\n") + 1
 	if lines <= pasteMaxLines && len(text) <= pasteMaxBytes {
 		return in.update(msg)
@@ -187,6 +207,14 @@ func (in *input) paste(msg tea.PasteMsg) tea.Cmd {
 	in.pastes[label] = text
 	in.ta.InsertString(label)
 	return nil
+}
+
+// normalizeNewlines turns CRLF and lone CR line breaks into LF.
+func normalizeNewlines(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // expandPastes puts pasted texts back in place of their placeholders.

@@ -10,7 +10,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
-	"github.com/harness9/harness9/internal/mdtable"
+	"github.com/harness9/harness9/internal/lib/mdtable"
 )
 
 // markdown renders completed assistant messages for the terminal. It
@@ -91,8 +91,12 @@ func (w *mdWriter) block(n ast.Node, first, rest string, width int, loose bool) 
 	room := max(width-ansi.StringWidth(rest), 8)
 	switch n := n.(type) {
 	case *ast.Heading:
-		line := strings.Repeat("#", n.Level) + " " + w.inline(n)
-		w.emit(wrap(mdHeading.Render(line), room), first, rest)
+		// Drawn by its style, not its hashes: "## Approach" is markup.
+		st := mdHeading
+		if n.Level == 1 {
+			st = st.Underline(true)
+		}
+		w.emit(wrap(st.Render(w.inline(n)), room), first, rest)
 	case *ast.Paragraph, *ast.TextBlock:
 		if t, ok := mdtable.Parse(w.rawLines(n)); ok {
 			w.emit(table(t.Rows, room), first, rest)

@@ -15,7 +15,7 @@ func TestMarkdownRendering(t *testing.T) {
 	lines := newMarkdown().render(src, 60)
 	got := ansi.Strip(strings.Join(lines, "\n"))
 	for _, want := range []string{
-		"  # Plan",
+		"  Plan\n",
 		"  Some bold and em and code with a link (https://x.dev).",
 		"  • one\n  • two\n    • nested",
 		"  1. first\n  2. second",
@@ -28,6 +28,9 @@ func TestMarkdownRendering(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("rendering lacks %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "#") {
+		t.Errorf("a heading's hashes are shown:\n%s", got)
 	}
 	for _, l := range lines {
 		if w := ansi.StringWidth(l); w > 60 {

@@ -25,7 +25,7 @@ func (m *model) addNote(text string) tea.Cmd {
 		return nil
 	}
 	if t, ok := book.Choice(); ok {
-		m.choice = &choiceDialog{
+		return m.openDialog(&choiceDialog{
 			title:   "Add to memory",
 			body:    []string{"add to " + book.Path(t) + ":", "- " + note},
 			options: []string{"add it", "cancel"},
@@ -36,27 +36,24 @@ func (m *model) addNote(text string) tea.Cmd {
 				}
 				return writeNote(book, t, note, false)
 			},
-		}
-	} else {
-		m.choice = &choiceDialog{
-			title: "Add to memory — where do this project's notes go?",
-			body:  []string{"- " + note, "(asked once for this project; the answer is remembered)"},
-			options: []string{"this project: " + book.Path(memory.Project),
-				"all your projects: " + book.Path(memory.User), "cancel"},
-			choose: func(m *model, i int) tea.Cmd {
-				switch i {
-				case 0:
-					return writeNote(book, memory.Project, note, true)
-				case 1:
-					return writeNote(book, memory.User, note, true)
-				}
-				m.note("Not added.")
-				return nil
-			},
-		}
+		})
 	}
-	m.layout()
-	return nil
+	return m.openDialog(&choiceDialog{
+		title: "Add to memory — where do this project's notes go?",
+		body:  []string{"- " + note, "(asked once for this project; the answer is remembered)"},
+		options: []string{"this project: " + book.Path(memory.Project),
+			"all your projects: " + book.Path(memory.User), "cancel"},
+		choose: func(m *model, i int) tea.Cmd {
+			switch i {
+			case 0:
+				return writeNote(book, memory.Project, note, true)
+			case 1:
+				return writeNote(book, memory.User, note, true)
+			}
+			m.note("Not added.")
+			return nil
+		},
+	})
 }
 
 // writeNote is the command that writes the note (no I/O in Update).

@@ -59,23 +59,32 @@ type model struct {
 	// planFresh is set when the running stream submitted a plan: only then
 	// does the review dialog open when it ends.
 	planFresh bool
-	review    *reviewDialog
-	perm      *permissionDialog
-	picker    chooser              // an open list picker (/resume, /model)
-	onPick    func(string) tea.Cmd // what the picker's choice does
-	choice    *choiceDialog        // an open question (undo, rewind, memory)
 
-	setup       *SetupInfo
-	quitArmed   bool
-	permQueue   []*agent.ApprovalRequest // questions waiting behind the open one
-	expandTools bool                     // Ctrl+O: tool results shown whole
-	files       []string                 // the workdir's files for @ completion, once listed
+	// The open dialogs, the top one last (dialog.go); dialogSeq numbers
+	// them for their guard, which lasts dialogDelay; after is its timer.
+	dialogs     []*dialogFrame
+	dialogSeq   int
+	dialogDelay time.Duration
+	after       func(time.Duration, tea.Msg) tea.Cmd
+
+	// pager, when set, has the whole screen (Ctrl+O, Ctrl+T).
+	pager *pager
+	// Inline rendering (scrollback.go): print is the printer, printing is
+	// set while a print is in flight, sized once the width is known.
+	print    func(string) tea.Cmd
+	printing bool
+	sized    bool
+
+	setup     *SetupInfo
+	quitArmed bool
+	quitting  bool                     // the program is ending: the live area is cleared
+	permQueue []*agent.ApprovalRequest // questions waiting behind the open one
+	files     []string                 // the workdir's files for @ completion, once listed
 	// The session's token totals since it was opened here, and their cost
 	// when every model used has a price (costKnown).
 	totalIn, totalOut int
 	cost              float64
 	costKnown         bool
-	totalsFor         string // the session the totals belong to
 	hint              string
 	loading           bool
 }
@@ -87,9 +96,12 @@ type (
 		history []llm.Message
 		err     error
 		// id is the session asked for; replace is set for /new and
-		// /resume, which clear the screen only once the new session is open.
-		id      string
-		replace bool
+		// /resume, which clear the screen only once the new session is open;
+		// keep for /model, which goes on with the same transcript.
+		id            string
+		replace, keep bool
+		// usage is the session's token use by model (Options.Usage).
+		usage map[string]llm.Usage
 	}
 	tickMsg    struct{ gen int }
 	historyMsg struct{ entries []string }
@@ -122,9 +134,19 @@ func newModel(ctx context.Context, opts Options) *model {
 		width:     80,
 		height:    24,
 		costKnown: true,
+		after:     after,
+		print:     printAbove,
 	}
 	if m.now == nil {
 		m.now = time.Now
+	}
+	switch {
+	case opts.DialogDelay < 0:
+		m.dialogDelay = 0
+	case opts.DialogDelay == 0:
+		m.dialogDelay = DefaultDialogDelay
+	default:
+		m.dialogDelay = opts.DialogDelay
 	}
 	if opts.InitialPrompt != "" {
 		m.in.setValue(opts.InitialPrompt)
@@ -140,34 +162,60 @@ func (m *model) Init() tea.Cmd {
 	if m.setup != nil {
 		return load
 	}
-	return tea.Batch(load, m.openEngine(m.opts.ResumeID, false))
+	return tea.Batch(load, m.openEngine(m.opts.ResumeID, false), m.waitNotice())
 }
 
 // openEngine builds an engine off the event loop: opening a session reads
 // the store. With replace, the current session stays on screen (and in
 // use) until the new one is open, so a bad id loses nothing.
 func (m *model) openEngine(resumeID string, replace bool) tea.Cmd {
+	return m.openEngineWith(engineReadyMsg{id: resumeID, replace: replace})
+}
+
+// openEngineWith opens the session want.id; want's flags travel with the
+// result to handleEngineReady.
+func (m *model) openEngineWith(want engineReadyMsg) tea.Cmd {
 	m.loading = true
-	newEngine := m.opts.NewEngine
+	newEngine, usage := m.opts.NewEngine, m.opts.Usage
 	return func() tea.Msg {
-		eng, err := newEngine(resumeID)
-		if err != nil {
-			return engineReadyMsg{err: err, id: resumeID, replace: replace}
+		msg := want
+		msg.eng, msg.err = newEngine(want.id)
+		if msg.err == nil && want.id != "" && !want.keep {
+			msg.history = msg.eng.History()
+			if usage != nil {
+				// Totals are for the status bar: without them it
+				// starts at zero, the session opens all the same.
+				msg.usage, _ = usage(msg.eng.SessionID())
+			}
 		}
-		var hist []llm.Message
-		if resumeID != "" {
-			hist = eng.History()
-		}
-		return engineReadyMsg{eng: eng, history: hist, id: resumeID, replace: replace}
+		return msg
 	}
 }
 
-// Update dispatches by message type; the handlers live in update_*.go.
+// Update dispatches by message type (the handlers live in update_*.go),
+// then prints the blocks that finished (inline rendering).
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if p := m.flushScrollback(); p != nil {
+		cmd = tea.Batch(cmd, p)
+	}
+	return m, cmd
+}
+
+func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.width, m.height, m.sized = msg.Width, msg.Height, true
 		m.layout()
+		return m, nil
+	case printedMsg:
+		m.printing = false
+		return m, nil
+	case noticeMsg:
+		if msg.ok {
+			m.note("⚠ " + msg.text)
+			return m, m.waitNotice()
+		}
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.handleKey(msg)
@@ -202,31 +250,43 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case attachedMsg:
 		return m, m.handleAttached(msg)
 	case sessionsMsg:
-		m.handleSessions(msg)
-		return m, nil
+		return m, m.handleSessions(msg)
 	case demoReadyMsg:
 		return m, m.handleDemoReady(msg)
 	case tickMsg:
 		return m, m.handleTick(msg)
+	case dialogArmedMsg:
+		m.onDialogArmed(msg)
+		return m, nil
 	case historyMsg:
 		m.in.setHistory(msg.entries)
 		return m, nil
 	case filesLoaded:
-		if msg.err != nil {
-			m.hint = "cannot list the files: " + msg.err.Error()
-			return m, nil
-		}
-		m.files, m.hint = msg.files, ""
-		if m.files == nil {
-			m.files = []string{}
-		}
-		if _, ok := m.in.mention(); ok {
-			m.completeMention()
-			m.layout()
-		}
+		return m, m.onFilesLoaded(msg)
+	case mentionsMsg:
+		m.onMentions(msg)
 		return m, nil
 	}
 	return m, m.in.update(msg)
+}
+
+// noticeMsg is one of the runtime's notices (ok is false once the
+// channel is closed).
+type noticeMsg struct {
+	text string
+	ok   bool
+}
+
+// waitNotice reads the next runtime notice.
+func (m *model) waitNotice() tea.Cmd {
+	ch := m.opts.Notices
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		text, ok := <-ch
+		return noticeMsg{text: text, ok: ok}
+	}
 }
 
 // layout sizes the children for the window.
@@ -248,42 +308,48 @@ func (m *model) transcriptHeight(bottom string) int {
 // queued messages and the command menu above it). A dialog gets the
 // screen minus the fixed rows and one transcript line, and scrolls inside.
 func (m *model) bottomPane() string {
-	th := themeFor(m.mode)
 	room := m.height - 3
 	if m.opts.DemoBanner != "" {
 		room--
 	}
 	room = max(room, 5)
-	switch {
-	case m.perm != nil:
-		return m.perm.view(m.width, room, themeFor(m.runMode))
-	case m.review != nil:
-		return m.review.view(m.width, room, th, m.tr.md)
-	case m.picker != nil:
-		return m.picker.view(m.width, th)
-	case m.choice != nil:
-		return m.choice.view(m.width, room, th)
+	if f := m.topDialog(); f != nil {
+		return m.dialogPane(f, room)
 	}
 	return m.editorPane(room)
 }
 
-// View composes the screen. The transcript's rendering is cached per
-// block, so a frame costs the visible lines only.
+// View composes the screen: inline, the live area under the scrollback;
+// full-screen (Options.Fullscreen), the transcript too. The pager takes the
+// whole (alternate) screen in both. The transcript's rendering is cached
+// per block, so a frame costs the visible lines only.
 func (m *model) View() tea.View {
 	var v tea.View
+	v.WindowTitle = "harness9"
+	switch {
+	case m.pager != nil:
+		v.AltScreen = true
+		v.SetContent(m.pager.view(m.width, m.height))
+		return v
+	case m.setup != nil:
+		v.AltScreen = true
+		v.SetContent(m.setupView())
+		return v
+	case m.inline():
+		v.SetContent(m.renderInline())
+		return v
+	}
 	v.AltScreen = true
 	if m.opts.Mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
-	v.WindowTitle = "harness9"
 	v.SetContent(m.render())
 	return v
 }
 
+// render is the full-screen frame: the transcript's window, then the
+// live area.
 func (m *model) render() string {
-	if m.setup != nil {
-		return m.setupView()
-	}
 	bottom := m.bottomPane()
 	// The transcript height depends on the bottom pane (the input grows,
 	// dialogs replace it); keep them in step without a Cmd round trip.
@@ -292,7 +358,7 @@ func (m *model) render() string {
 	}
 	var parts []string
 	if m.opts.DemoBanner != "" {
-		parts = append(parts, warnStyle.Render(ansi.Truncate(" ▶ "+m.opts.DemoBanner, m.width, "…")))
+		parts = append(parts, demoBanner(m.opts.DemoBanner, m.width))
 	}
 	parts = append(parts, m.tr.view(), m.hintLine(), bottom, m.statusBar().view(m.width))
 	return strings.Join(parts, "\n")
@@ -337,6 +403,11 @@ func (m *model) statusBar() statusBar {
 }
 
 func lineCount(s string) int { return strings.Count(s, "\n") + 1 }
+
+// demoBanner is the demo's label line.
+func demoBanner(text string, width int) string {
+	return warnStyle.Render(ansi.Truncate(" ▶ "+text, width, "…"))
+}
 
 // usageLabel is the session's totals for the status bar: "12.3k tok" and,
 // when every call had a price, "$0.042".

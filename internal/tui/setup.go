@@ -77,5 +77,5 @@ func (m *model) handleDemoReady(msg demoReadyMsg) tea.Cmd {
 		m.in.setValue(opts.InitialPrompt)
 	}
 	m.layout()
-	return m.openEngine(opts.ResumeID, false)
+	return tea.Batch(m.openEngine(opts.ResumeID, false), m.waitNotice())
 }

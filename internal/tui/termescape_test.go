@@ -65,7 +65,7 @@ func TestPermissionDialogShowsTheCallAsWritten(t *testing.T) {
 	call := llm.ToolCall{ID: "b1", Name: "bash", Input: json.RawMessage(`{"command":"rm -rf ~/work\rls -la       "}`)}
 	d := newPermissionDialog(&agent.ApprovalRequest{Call: call, Preview: "$ rm -rf ~/work\rls -la        " + dcsTmux,
 		Why: "asks" + dcsAnswerback, Rules: []string{"bash(rm -rf ~/work\rls:*)" + dcsTmux}})
-	view := d.view(100, 30, theme{})
+	view := d.render(100, 30, theme{})
 	if bad := rawControls(view); bad != nil {
 		t.Errorf("the dialog carries %v:\n%q", bad, view)
 	}
@@ -78,7 +78,7 @@ func TestPermissionDialogShowsTheCallAsWritten(t *testing.T) {
 func TestChoiceDialogShowsNamesAsWritten(t *testing.T) {
 	d := &choiceDialog{title: "Rewind", body: []string{"files: " + dcsTmux},
 		options: []string{"turn 1: go — safe.txt\r\x1b[2Kevil" + apc}}
-	view := d.view(100, 30, theme{})
+	view := d.view(dialogView{width: 100, room: 30})
 	if bad := rawControls(view); bad != nil {
 		t.Errorf("the dialog carries %v:\n%q", bad, view)
 	}

@@ -73,7 +73,9 @@ func lineRange(args map[string]any) string {
 	return ""
 }
 
-// renderTool draws a tool call as one line, then its collapsed result.
+// renderTool draws a tool call as one line, then its collapsed result:
+// the tool's summary, and for a failed call the last lines of its output
+// (where the error is). Ctrl+O shows the whole output in the pager.
 func renderTool(b *block, width int) []string {
 	bullet := dimStyle.Render("●")
 	switch {
@@ -88,6 +90,9 @@ func renderTool(b *block, width int) []string {
 		head += " " + ansi.Truncate(arg, max(width-ansi.StringWidth(b.name)-5, 8), "…")
 	}
 	out := []string{head}
+	if b.sub != nil {
+		return append(out, b.sub.lines(b, width)...)
+	}
 	if !b.done {
 		return append(out, liveLines(b.live, width)...)
 	}
@@ -96,24 +101,20 @@ func renderTool(b *block, width int) []string {
 	if b.isError {
 		st = errorStyle
 	} else if b.diff && looksLikeDiff(b.result) {
-		limit := maxDiffLines
-		if b.expanded {
-			limit = maxExpandedLines
-		}
-		return append(out, renderDiff(b.result, width, 5, limit)...)
+		return append(out, renderDiff(b.result, width, 5, maxDiffLines, false)...)
 	}
 	out = append(out, st.Render(ansi.Truncate(gutter+expandTabs(summarise(b)), width, "…")))
-	if b.expanded {
-		out = append(out, expandedLines(b.result, width)...)
+	if b.isError {
+		out = append(out, failureTail(b.result, width)...)
 	}
 	return out
 }
 
 // Limits of what a tool block shows beyond its summary.
 const (
-	maxLiveOutput    = 16 << 10 // bytes of a running call's output kept
-	liveShown        = 5        // lines of it shown
-	maxExpandedLines = 400      // lines of an expanded result
+	maxLiveOutput = 16 << 10 // bytes of a running call's output kept
+	liveShown     = 5        // lines of it shown
+	failShown     = 6        // last lines of a failed call's output shown
 )
 
 // liveLines shows the tail of a running call's output under its head, so a
@@ -123,9 +124,13 @@ func liveLines(live string, width int) []string {
 	if strings.TrimSpace(live) == "" {
 		return nil
 	}
-	lines := strings.Split(live, "\n")
-	if len(lines) > liveShown {
-		lines = lines[len(lines)-liveShown:]
+	return tailLines(strings.Split(live, "\n"), liveShown, width)
+}
+
+// tailLines draws the last n of lines, dim and indented under a block.
+func tailLines(lines []string, n, width int) []string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
 	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
@@ -134,20 +139,16 @@ func liveLines(live string, width int) []string {
 	return out
 }
 
-// expandedLines is a result shown whole (Ctrl+O), so the output of a
-// failing test can be read in the transcript; very long results keep
-// their head and say how much is left out.
-func expandedLines(result string, width int) []string {
+// failureTail is the end of a failed call's output, where a test run or a
+// build says what went wrong, and how to see the rest.
+func failureTail(result string, width int) []string {
 	lines := strings.Split(strings.TrimRight(result, "\n"), "\n")
-	var out []string
-	for i, l := range lines {
-		if i == maxExpandedLines {
-			out = append(out, dimStyle.Render(fmt.Sprintf("     … %d more lines", len(lines)-i)))
-			break
-		}
-		for _, w := range wrapLines(expandTabs(ansi.Strip(l)), width-5, "") {
-			out = append(out, "     "+w)
-		}
+	if len(lines) <= 1 {
+		return nil // the summary said it all
+	}
+	out := tailLines(lines, failShown, width)
+	if len(lines) > failShown {
+		out = append(out, dimStyle.Render(ansi.Truncate(fmt.Sprintf("     … Ctrl+O shows all %d lines", len(lines)), width, "…")))
 	}
 	return out
 }
@@ -187,7 +188,8 @@ func firstAndCount(out string) string {
 	if !more {
 		return first
 	}
-	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
+	n := strings.Count(rest, "\n") + 1
+	return fmt.Sprintf("%s … (+%d %s)", first, n, plural(n, "line", "lines"))
 }
 
 func looksLikeDiff(s string) bool {
@@ -195,15 +197,17 @@ func looksLikeDiff(s string) bool {
 }
 
 // renderDiff colours a unified diff: additions green, deletions red. Each
-// line is indented by indent columns and cut to width; limit (if > 0) caps
-// the number of lines.
-func renderDiff(diff string, width, indent, limit int) []string {
+// line is indented by indent columns; limit (if > 0) caps the number of
+// lines. A line too long for width is cut, or with wrap continued on the
+// next rows after a dim ↳ (an approval shows every character).
+func renderDiff(diff string, width, indent, limit int, wrap bool) []string {
 	lines := strings.Split(strings.TrimRight(diff, "\n"), "\n")
 	pad := strings.Repeat(" ", indent)
+	w := max(width-indent, 8)
 	var out []string
 	for i, l := range lines {
 		if limit > 0 && i == limit {
-			out = append(out, dimStyle.Render(fmt.Sprintf("%s… %d more diff lines", pad, len(lines)-i)))
+			out = append(out, dimStyle.Render(fmt.Sprintf("%s… %d more diff %s", pad, len(lines)-i, plural(len(lines)-i, "line", "lines"))))
 			break
 		}
 		// The tab stops of the file's text start after the diff's
@@ -211,19 +215,59 @@ func renderDiff(diff string, width, indent, limit int) []string {
 		if l != "" && strings.ContainsRune(l, '\t') {
 			l = l[:1] + expandTabs(l[1:])
 		}
-		l = ansi.Truncate(l, max(width-indent, 8), "…")
+		st := dimStyle
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			out = append(out, pad+boldStyle.Render(l))
+			st = boldStyle
 		case strings.HasPrefix(l, "+"):
-			out = append(out, pad+diffAddStyle.Render(l))
+			st = diffAddStyle
 		case strings.HasPrefix(l, "-"):
-			out = append(out, pad+diffDelStyle.Render(l))
+			st = diffDelStyle
 		case strings.HasPrefix(l, "@@"):
-			out = append(out, pad+diffHunk.Render(l))
-		default:
-			out = append(out, pad+dimStyle.Render(l))
+			st = diffHunk
+		}
+		if !wrap {
+			out = append(out, pad+st.Render(ansi.Truncate(l, w, "…")))
+			continue
+		}
+		for j, piece := range hardWrap(l, w) {
+			if j > 0 {
+				out = append(out, pad+dimStyle.Render("↳")+st.Render(piece))
+				continue
+			}
+			out = append(out, pad+st.Render(piece))
 		}
 	}
+	return out
+}
+
+// hardWrap cuts s (plain text) into pieces of at most width cells; the
+// pieces after the first are one cell narrower, for the ↳ that marks them.
+func hardWrap(s string, width int) []string {
+	width = max(width, 2)
+	if ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	first := ansi.Truncate(s, width, "")
+	out := []string{first}
+	rest := strings.Split(ansi.Hardwrap(s[len(first):], width-1, true), "\n")
+	return append(out, rest...)
+}
+
+// plural picks the word for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// capLines keeps at most n lines, the last one marked when some are left out.
+func capLines(lines []string, n int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	out := append([]string(nil), lines[:n]...)
+	out[n-1] = ansi.Truncate(out[n-1], max(ansi.StringWidth(out[n-1])-1, 1), "") + "…"
 	return out
 }

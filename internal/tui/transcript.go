@@ -20,6 +20,10 @@ type transcript struct {
 	follow     bool // stick to the tail
 	anchor     int  // first visible block when !follow
 	anchorLine int  // first visible line of that block
+
+	// printed counts the blocks already in the terminal's scrollback
+	// (inline rendering).
+	printed int
 }
 
 func newTranscript() *transcript {
@@ -47,10 +51,24 @@ func (t *transcript) add(b *block) *block {
 	return b
 }
 
+// drop removes b, a block not yet in the scrollback (a streamed answer
+// the model is giving again).
+func (t *transcript) drop(b *block) {
+	for i := len(t.blocks) - 1; i >= t.printed; i-- {
+		if t.blocks[i] == b {
+			t.blocks = append(t.blocks[:i], t.blocks[i+1:]...)
+			if !t.follow && t.anchor >= len(t.blocks) {
+				t.follow = true
+			}
+			return
+		}
+	}
+}
+
 // clear drops every block (a new session).
 func (t *transcript) clear() {
 	t.blocks = nil
-	t.follow, t.anchor, t.anchorLine = true, 0, 0
+	t.follow, t.anchor, t.anchorLine, t.printed = true, 0, 0, 0
 }
 
 // linesOf returns block i's lines rendered for the current width.

@@ -3,15 +3,16 @@ package tui
 import (
 	"context"
 	"errors"
-	"github.com/harness9/harness9/internal/termtext"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -28,6 +29,9 @@ type TrustQuestion struct {
 
 	Input  io.Reader // default os.Stdin
 	Output io.Writer // default os.Stdout
+	// DialogDelay is how long the question ignores keys after it appears
+	// (as Options.DialogDelay): 0 means DefaultDialogDelay.
+	DialogDelay time.Duration
 }
 
 // TrustChoice is the user's answer.
@@ -59,7 +63,7 @@ func AskTrust(ctx context.Context, q TrustQuestion) (TrustChoice, error) {
 	if q.Input == nil && !term.IsTerminal(os.Stdin.Fd()) {
 		return TrustDecline, ErrNotTerminal
 	}
-	m := &trustModel{q: q, cursor: 1, choice: TrustQuit}
+	m := &trustModel{q: q, cursor: 1, choice: TrustQuit, delay: q.DialogDelay}
 	opts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if q.Input != nil {
 		opts = append(opts, tea.WithInput(q.Input))
@@ -82,19 +86,37 @@ type trustModel struct {
 	choice        TrustChoice
 	width, height int
 	top, rows     int // the items' scroll position and page
+	// The question decides something: like every such dialog it takes no
+	// key before delay has passed (armed), so an Enter typed ahead (at the
+	// shell, before harness9 started) answers nothing.
+	delay time.Duration
+	armed bool
 }
 
-func (m *trustModel) Init() tea.Cmd { return nil }
+func (m *trustModel) Init() tea.Cmd {
+	d := m.delay
+	if d == 0 {
+		d = DefaultDialogDelay
+	}
+	return after(d, dialogArmedMsg{})
+}
 
 func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+	case dialogArmedMsg:
+		m.armed = true
 	case tea.KeyPressMsg:
-		switch k := msg.String(); k {
-		case "ctrl+c":
+		k := msg.String()
+		if k == "ctrl+c" {
 			m.choice = TrustQuit
 			return m, tea.Quit
+		}
+		if !m.armed {
+			return m, nil
+		}
+		switch k {
 		case "esc":
 			m.choice = TrustDecline
 			return m, tea.Quit
@@ -116,8 +138,13 @@ func (m *trustModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// View draws the question on the alternate screen: it is one question
+// before the session starts, and nothing of it is left on the terminal
+// once answered.
 func (m *trustModel) View() tea.View {
-	return tea.NewView(m.render())
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	return v
 }
 
 // render draws the question for the window; the items scroll when they do
@@ -148,7 +175,7 @@ func (m *trustModel) render() string {
 	}
 	tail := []string{""}
 	for i, o := range trustOptions {
-		tail = append(tail, optionLine(i+1, o, i == m.cursor, false, inner, th))
+		tail = append(tail, optionLines(i+1, o, i == m.cursor, false, inner, th)...)
 	}
 	tail = append(tail, dimStyle.Render(ansi.Truncate("1–3 or ↑/↓ pick · Enter confirms · Esc does not trust · Ctrl+C quits", inner, "…")))
 	room := height - 2 - len(head) - len(tail)

@@ -8,7 +8,7 @@ import (
 )
 
 func trustKeys(keys ...string) *trustModel {
-	m := &trustModel{q: TrustQuestion{Workdir: "/w", Items: []string{"MCP server x: sh -c 'touch /tmp/p'"}}, cursor: 1, choice: TrustQuit}
+	m := &trustModel{q: TrustQuestion{Workdir: "/w", Items: []string{"MCP server x: sh -c 'touch /tmp/p'"}}, cursor: 1, choice: TrustQuit, armed: true}
 	for _, k := range keys {
 		var msg tea.KeyPressMsg
 		switch k {

@@ -101,9 +101,13 @@ type Options struct {
 	// shown in red ("SANDBOX OFF", "NO SANDBOX").
 	SandboxEnforced bool
 	SandboxLabel    string
-	// Mouse captures the mouse for wheel scrolling. Off by default, so the
-	// transcript can be selected and copied with the terminal's own mouse
-	// handling (PgUp/PgDn scroll either way).
+	// Fullscreen draws the conversation in the alternate screen with a
+	// scrollable window (PgUp/PgDn, End) instead of printing finished
+	// blocks into the terminal's scrollback, which is the default.
+	Fullscreen bool
+	// Mouse captures the mouse for wheel scrolling in full-screen mode.
+	// Off by default, so the transcript can be selected and copied with
+	// the terminal's own mouse handling (PgUp/PgDn scroll either way).
 	Mouse bool
 	// ContextWindow is the model's window in tokens, used for the context
 	// gauge until the engine reports usage.
@@ -114,6 +118,10 @@ type Options struct {
 	// Files lists the workdir's files (gitignore respected) for @path
 	// completion; nil turns completion off. Called once, off the UI loop.
 	Files func() ([]string, error)
+	// Mentions are more sources of "@" completion besides Files (an MCP
+	// server's resources): each gets the text typed after "@" and returns
+	// its candidates, best first. Called off the UI loop.
+	Mentions []func(prefix string) []string
 	// Attach appends the files a prompt mentions with @path to the prompt
 	// the model receives and says in one line what it attached; nil sends
 	// prompts as typed. Called off the UI loop.
@@ -123,10 +131,14 @@ type Options struct {
 	// now on. Either nil: /model is not available.
 	Models   func() []string
 	SetModel func(name string) error
-	// Price returns a model's price in dollars per million input and
-	// output tokens, for the session's cost; ok is false when unknown
-	// (tokens only are shown).
-	Price func(model string) (input, output float64, ok bool)
+	// Usage returns a session's token use by model ("provider/model"),
+	// its sub-agents' included, for the status bar's totals and cost when
+	// the session is opened again; nil: they start at zero. Called off the
+	// UI loop.
+	Usage func(sessionID string) (map[string]llm.Usage, error)
+	// Price returns a model's price, for the session's cost; ok is false
+	// when unknown (tokens only are shown).
+	Price func(model string) (llm.Price, bool)
 	// Commands are the custom slash commands, listed in the / menu and
 	// /help after the built-ins (which they never replace); Expand turns a
 	// line calling one into the prompt and run options to send, with a
@@ -138,6 +150,13 @@ type Options struct {
 	// or a pasted path); nil turns image attachment off. It decides which
 	// files may be read (the CLI refuses the credential deny list).
 	LoadImage func(path string) (llm.Image, error)
+	// Notices carries the runtime's notices and warnings (a project's
+	// servers not started, a skill skipped), shown as notes as they come;
+	// nil: none.
+	Notices <-chan string
+	// ErrorAdvice says what the user can do about a failed run's error
+	// (a refused key: check it, run `harness9 doctor`); "" when nothing.
+	ErrorAdvice func(error) string
 	// Setup, when non-nil, means no provider is configured.
 	Setup *SetupInfo
 	// DemoBanner, when set, is shown on a banner line (the scripted demo).
@@ -154,6 +173,11 @@ type Options struct {
 	AutoSend bool
 	// Now is the clock for session ages (default time.Now).
 	Now func() time.Time
+	// DialogDelay is how long a dialog that decides something (plan
+	// review, permission, undo) ignores keys after it appears; keys typed
+	// meanwhile go to the editor. 0 means DefaultDialogDelay, a negative
+	// value none.
+	DialogDelay time.Duration
 	// Input and Output default to the terminal (stdin/stdout).
 	Input  io.Reader
 	Output io.Writer
@@ -197,6 +221,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	_, err := p.Run()
+	// However the program ended (a signal, the caller's context), a draft
+	// left in the editor goes to the history: quitting loses no text.
+	if save := appendHistory(opts.HistoryFile, m.in.take()); save != nil {
+		save()
+	}
 	if err == nil || errors.Is(err, tea.ErrInterrupted) {
 		out := opts.Output
 		if out == nil {

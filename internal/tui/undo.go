@@ -90,9 +90,7 @@ func (m *model) onTurns(msg turnsMsg) tea.Cmd {
 		}
 		return m.checkConflicts(live[len(live)-1-i].Turn)
 	}
-	m.choice = d
-	m.layout()
-	return nil
+	return m.openDialog(d)
 }
 
 func (m *model) checkConflicts(turn int) tea.Cmd {
@@ -118,7 +116,7 @@ func (m *model) onConflicts(msg conflictsMsg) tea.Cmd {
 		return m.rewind(msg.turn, nil)
 	}
 	body := append([]string{"Changed since the agent left them:"}, msg.conflicts...)
-	m.choice = &choiceDialog{
+	return m.openDialog(&choiceDialog{
 		title:   fmt.Sprintf("Undo to before turn %d", msg.turn),
 		body:    body,
 		options: []string{"skip those files, restore the rest", "overwrite them too", "cancel"},
@@ -132,9 +130,7 @@ func (m *model) onConflicts(msg conflictsMsg) tea.Cmd {
 			m.note("Undo cancelled; no file was touched.")
 			return nil
 		},
-	}
-	m.layout()
-	return nil
+	})
 }
 
 func (m *model) rewind(turn int, overwrite func(string) bool) tea.Cmd {

@@ -81,7 +81,7 @@ func TestUndoAndRewindInTheTUI(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.prompt("/undo")
-	if h.m.choice == nil || !strings.Contains(h.screen(), "b.txt") {
+	if h.m.choiceOpen() == nil || !strings.Contains(h.screen(), "b.txt") {
 		t.Fatalf("no question about b.txt:\n%s", h.screen())
 	}
 	h.typeText("x2") // a letter does nothing, a digit only moves the cursor…
@@ -95,7 +95,7 @@ func TestUndoAndRewindInTheTUI(t *testing.T) {
 	}
 	// /rewind offers the one live turn left.
 	h.prompt("/rewind")
-	if h.m.choice == nil || !strings.Contains(h.screen(), "turn 1: edit a") {
+	if h.m.choiceOpen() == nil || !strings.Contains(h.screen(), "turn 1: edit a") {
 		t.Fatalf("no turn picker:\n%s", h.screen())
 	}
 	h.press("enter")
@@ -126,7 +126,7 @@ func TestMemoryNoteInTheTUI(t *testing.T) {
 	h := newHarness(t, opts, 100, 30)
 	h.typeText("# run make lint before committing")
 	h.press("enter")
-	if h.m.choice == nil || !strings.Contains(h.screen(), "AGENTS.md") {
+	if h.m.choiceOpen() == nil || !strings.Contains(h.screen(), "AGENTS.md") {
 		t.Fatalf("no target question:\n%s", h.screen())
 	}
 	h.press("enter") // this project

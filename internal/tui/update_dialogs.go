@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -13,37 +14,30 @@ import (
 // only called when a plan was just submitted, when a session awaiting
 // approval is opened, or on /review: a dialog the user closed never comes
 // back by itself.
-func (m *model) openReview(note string) {
+func (m *model) openReview(note string) tea.Cmd {
 	if m.plan == nil {
-		return
+		return nil
 	}
-	m.review = newReviewDialog(*m.plan, note)
-	m.layout()
+	if d, ok := findDialog[*reviewDialog](m); ok {
+		m.removeDialog(d)
+	}
+	return m.openDialog(newReviewDialog(*m.plan, note))
 }
 
-// closeReview closes the dialog and keeps the plan (Esc, Ctrl+C). A note
-// the user had typed moves to the editor, so nothing typed is lost.
+// closeReview runs when the dialog closed and kept the plan (Esc, Ctrl+C).
+// A note the user had typed moves to the editor, so nothing typed is lost.
 func (m *model) closeReview(note string) {
-	m.review = nil
-	if note != "" && m.in.value() == "" {
-		m.in.setValue(note)
-	}
+	m.in.restore(note)
 	m.hint = "the plan is still waiting for approval — /review reopens it"
 	m.layout()
 }
 
-func (m *model) reviewKey(k tea.KeyPressMsg) tea.Cmd {
-	act, cmd := m.review.update(k)
-	if act.choice == reviewNone {
-		m.layout()
-		return cmd
-	}
+// reviewed carries out the review dialog's answer.
+func (m *model) reviewed(act reviewAction) tea.Cmd {
 	if act.choice == reviewClose {
 		m.closeReview(act.feedback)
 		return nil
 	}
-	m.review = nil
-	m.layout()
 	start, err := m.eng.Review(planning.ReviewChoice(act.choice), act.feedback)
 	if err != nil {
 		m.errorLine("could not " + planning.ReviewChoice(act.choice).String() + " the plan: " + err.Error())
@@ -76,40 +70,60 @@ func (m *model) reviewKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (m *model) permissionKey(k tea.KeyPressMsg) tea.Cmd {
-	ans, cmd := m.perm.update(k)
-	if ans == nil {
-		m.layout()
-		return cmd
+// askPermission shows a permission question, or queues it behind the open
+// one: sub-agents running in parallel can ask at once, and none may be
+// dropped (its tool would wait for an answer that never comes).
+func (m *model) askPermission(req *agent.ApprovalRequest) tea.Cmd {
+	if _, open := findDialog[*permissionDialog](m); open {
+		m.permQueue = append(m.permQueue, req)
+		return nil
 	}
-	m.perm.req.Respond(ans.decision, ans.reason)
-	name, rules := m.perm.req.Call.Name, m.perm.req.Rules
-	m.perm = nil
-	if len(m.permQueue) > 0 {
-		m.perm, m.permQueue = newPermissionDialog(m.permQueue[0]), m.permQueue[1:]
-	}
-	m.layout()
+	return m.openDialog(newPermissionDialog(req))
+}
+
+// answered passes the user's answer to the engine and opens the next
+// question, if one waits.
+func (m *model) answered(d *permissionDialog, ans permissionAnswer) tea.Cmd {
+	d.req.Respond(ans.decision, ans.reason)
+	name, rules := termtext.Clean(d.req.Call.Name), d.req.Rules
 	switch ans.decision {
 	case agent.AllowSession:
 		m.note("allowed " + name + " for this session")
 	case agent.AllowProject:
 		m.note("always allowed in this project: " + strings.Join(rules, ", "))
 	case agent.Deny:
-		m.note("denied " + name + ": " + ans.reason)
+		if ans.reason != "" {
+			m.note("denied " + name + ": " + ans.reason)
+		} else {
+			m.note("denied " + name)
+		}
 	}
-	return nil
+	if len(m.permQueue) == 0 {
+		return nil
+	}
+	next := m.permQueue[0]
+	m.permQueue = m.permQueue[1:]
+	return m.openDialog(newPermissionDialog(next))
 }
 
-func (m *model) pickerKey(k tea.KeyPressMsg) tea.Cmd {
-	id, cancelled := m.picker.update(k)
-	switch {
-	case cancelled:
-		m.picker = nil
-	case id != "":
-		m.picker = nil
-		m.layout()
-		return m.onPick(id)
+// denyPermissions answers every open and queued question with a denial
+// (the turn is cancelled or over) and closes them.
+func (m *model) denyPermissions(reason string) {
+	for {
+		d, ok := findDialog[*permissionDialog](m)
+		if !ok {
+			break
+		}
+		d.req.Respond(agent.Deny, reason)
+		m.removeDialog(d)
 	}
-	m.layout()
-	return nil
+	for _, req := range m.permQueue {
+		req.Respond(agent.Deny, reason)
+	}
+	m.permQueue = nil
+}
+
+// openPicker shows a list picker; pick carries out the choice.
+func (m *model) openPicker(c chooser, pick func(m *model, choice string) tea.Cmd) tea.Cmd {
+	return m.openDialog(&pickerDialog{c: c, pick: pick})
 }

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 )
@@ -22,20 +24,16 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.setup != nil {
 		return m.setupKey(key)
 	}
+	if m.pager != nil {
+		return m.pagerKey(k)
+	}
 	if key == "ctrl+c" {
 		return m.interrupt()
 	}
 	// A hint answers the last thing the user did; the next key makes it stale.
 	m.hint = ""
-	switch {
-	case m.perm != nil:
-		return m.permissionKey(k)
-	case m.review != nil:
-		return m.reviewKey(k)
-	case m.picker != nil:
-		return m.pickerKey(k)
-	case m.choice != nil:
-		return m.choiceKey(k)
+	if f := m.topDialog(); f != nil {
+		return m.dialogKey(f, k)
 	}
 	if m.in.searching() {
 		return m.searchKey(k)
@@ -45,25 +43,33 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.setMode(m.mode.Next())
 		return nil
 	case "ctrl+o":
-		m.toggleExpand()
+		m.openToolPager()
+		return nil
+	case "ctrl+t":
+		m.openTranscriptPager()
 		return nil
 	case "ctrl+r":
 		m.in.startSearch()
 		m.layout()
 		return nil
-	case "pgup":
-		m.tr.scroll(-max(m.tr.height-1, 1))
-		return nil
-	case "pgdown":
-		m.tr.scroll(max(m.tr.height-1, 1))
+	case "pgup", "pgdown":
+		if m.inline() {
+			m.hint = "the conversation is in your terminal's scrollback: scroll it there (Shift+PgUp in most terminals), or Ctrl+T to search it here"
+			return nil
+		}
+		page := max(m.tr.height-1, 1)
+		if key == "pgup" {
+			page = -page
+		}
+		m.tr.scroll(page)
 		return nil
 	case "end":
-		if m.in.value() == "" {
+		if m.in.value() == "" && !m.inline() {
 			m.tr.toEnd()
 			return nil
 		}
 	case "home":
-		if m.in.value() == "" {
+		if m.in.value() == "" && !m.inline() {
 			m.tr.toStart()
 			return nil
 		}
@@ -79,14 +85,8 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.submit()
 	case "tab":
-		if _, ok := m.in.mention(); ok && m.opts.Files != nil {
-			if m.files == nil {
-				m.hint = "listing files…"
-				return m.loadFiles()
-			}
-			m.completeMention()
-			m.layout()
-			return nil
+		if _, ok := m.in.mention(); ok && (m.opts.Files != nil || len(m.opts.Mentions) > 0) {
+			return m.mentionTab()
 		}
 		if matches := m.in.complete(m.menu()); len(matches) > 0 {
 			m.hint = strings.Join(matches, "  ")
@@ -109,38 +109,59 @@ func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// interrupt is Ctrl+C: cancel a running turn (messages queued for it go
-// back into the editor, unsent); close a dialog without acting on it; when
-// idle, the first press arms and the second quits.
+// interrupt is Ctrl+C. One press does the least destructive thing there
+// is to do: close a dialog without acting on it; put a draft away into the
+// history (↑ brings it back); cancel the running turn (messages queued for
+// it go back into the editor, unsent). A second press right after quits,
+// whatever the first did: two Ctrl+C always leave.
 func (m *model) interrupt() tea.Cmd {
-	if m.running {
-		m.cancelTurn()
-		if len(m.queue) > 0 {
-			m.in.setValue(strings.Join(m.queue, "\n"))
-			m.queue = nil
-		}
-		m.hint = "cancelling…"
-		m.layout()
-		return nil
-	}
-	switch {
-	case m.review != nil:
-		m.closeReview(fieldText(&m.review.note))
-		return nil
-	case m.picker != nil:
-		m.picker = nil
-		m.layout()
-		return nil
-	case m.choice != nil:
-		m.choice = nil
-		m.layout()
-		return nil
-	}
 	if m.quitArmed {
-		return tea.Quit
+		return m.quit()
 	}
 	m.quitArmed = true
+	const again = " · Ctrl+C again quits"
+	if f := m.topDialog(); f != nil {
+		if _, ok := f.d.(*permissionDialog); ok && m.running {
+			// The question belongs to the turn: cancelling the turn answers it.
+			cmd := m.cancelRunning()
+			m.hint += again
+			return cmd
+		}
+		cmd := m.dismissDialog(f)
+		if m.hint == "" {
+			m.hint = "closed" + again
+		} else {
+			m.hint += again
+		}
+		return cmd
+	}
+	if m.in.searching() {
+		m.in.endSearch(false)
+	}
+	if strings.TrimSpace(m.in.value()) != "" {
+		save := m.take()
+		m.hint = "draft cleared — it is in the history (↑ brings it back)" + again
+		return save
+	}
+	if m.running {
+		cmd := m.cancelRunning()
+		m.hint += again
+		return cmd
+	}
 	m.hint = "press Ctrl+C again to quit"
+	return nil
+}
+
+// cancelRunning cancels the running turn; its queued messages go back into
+// the editor, unsent.
+func (m *model) cancelRunning() tea.Cmd {
+	m.cancelTurn()
+	if len(m.queue) > 0 {
+		m.in.restore(strings.Join(m.queue, "\n"))
+		m.queue = nil
+	}
+	m.hint = "cancelling…"
+	m.layout()
 	return nil
 }
 
@@ -162,14 +183,8 @@ func (m *model) cancelTurn() {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	if m.perm != nil {
-		m.perm.req.Respond(agent.Deny, "the user cancelled the turn")
-		m.perm = nil
-	}
-	for _, req := range m.permQueue {
-		req.Respond(agent.Deny, "the user cancelled the turn")
-	}
-	m.permQueue = nil
+	m.denyPermissions("the user cancelled the turn")
+	m.layout()
 }
 
 // submit sends the input: a slash command, or a prompt (queued while the
@@ -299,15 +314,13 @@ func (m *model) setModeLocal(md planning.Mode) {
 }
 
 func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.perm != nil {
-		m.perm.paste(msg)
-		return nil
+	// Terminals send a paste's line breaks as CR (tmux, most bracketed
+	// pastes), CRLF or LF: all of them are line breaks.
+	msg.Content = normalizeNewlines(msg.Content)
+	if f := m.topDialog(); f != nil {
+		return m.dialogPaste(f, msg)
 	}
-	if m.review != nil {
-		m.review.paste(msg)
-		return nil
-	}
-	if m.picker != nil || m.choice != nil || m.setup != nil || m.in.searching() {
+	if m.setup != nil || m.in.searching() {
 		return nil
 	}
 	cmd := m.in.paste(msg)
@@ -316,27 +329,14 @@ func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 }
 
 func (m *model) handleWheel(msg tea.MouseWheelMsg) {
+	if m.inline() {
+		return // the terminal scrolls its own scrollback
+	}
 	switch msg.Button {
 	case tea.MouseWheelUp:
 		m.tr.scroll(-3)
 	case tea.MouseWheelDown:
 		m.tr.scroll(3)
-	}
-}
-
-// toggleExpand shows every tool result whole, or collapses them back to
-// their summaries (Ctrl+O).
-func (m *model) toggleExpand() {
-	m.expandTools = !m.expandTools
-	for _, b := range m.tr.blocks {
-		if b.kind == blockTool {
-			b.expanded, b.dirty = m.expandTools, true
-		}
-	}
-	if m.expandTools {
-		m.hint = "tool output expanded — Ctrl+O collapses it"
-	} else {
-		m.hint = "tool output collapsed — Ctrl+O expands it"
 	}
 }
 
@@ -370,69 +370,26 @@ type attachedNote struct{ text string }
 
 func (attachedNote) Type() string { return "attached" }
 
-// filesLoaded carries the workdir's file list for @ completion.
-type filesLoaded struct {
-	files []string
-	err   error
+// quit leaves the program. A draft in the editor goes to the history
+// first, so quitting never loses what was typed.
+func (m *model) quit() tea.Cmd {
+	m.quitting = true
+	if save := m.take(); save != nil {
+		return tea.Sequence(save, tea.Quit)
+	}
+	return tea.Quit
 }
 
-// loadFiles lists the workdir's files off the UI loop; the completion runs
-// when they arrive.
-func (m *model) loadFiles() tea.Cmd {
-	list := m.opts.Files
-	return func() tea.Msg {
-		files, err := list()
-		return filesLoaded{files, err}
+// draftLine is the editor's text in one dim line, shown under a dialog
+// (which hides the editor) so text typed ahead is seen to be kept.
+func (m *model) draftLine() string {
+	v := strings.TrimSpace(m.in.value())
+	if v == "" {
+		return ""
 	}
-}
-
-// completeMention completes the @path being typed from the file list:
-// one match is filled in, several fill their common prefix and are
-// listed in the hint.
-func (m *model) completeMention() {
-	prefix, _ := m.in.mention()
-	matches := matchFiles(m.files, prefix, 8)
-	switch len(matches) {
-	case 0:
-		m.hint = "no file matches @" + prefix
-	case 1:
-		m.in.replaceMention(matches[0] + " ")
-	default:
-		m.in.replaceMention(commonPrefix(matches))
-		m.hint = strings.Join(matches, "  ")
+	first, _, more := strings.Cut(v, "\n")
+	if more {
+		first += " …"
 	}
-}
-
-// matchFiles returns up to n files whose path starts with prefix, then
-// those whose base name does, then those that contain it.
-func matchFiles(files []string, prefix string, n int) []string {
-	var starts, base, within []string
-	lp := strings.ToLower(prefix)
-	for _, f := range files {
-		lf := strings.ToLower(f)
-		switch {
-		case strings.HasPrefix(lf, lp):
-			starts = append(starts, f)
-		case strings.HasPrefix(lf[strings.LastIndex(lf, "/")+1:], lp):
-			base = append(base, f)
-		case strings.Contains(lf, lp):
-			within = append(within, f)
-		}
-	}
-	out := append(append(starts, base...), within...)
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
-}
-
-// commonPrefix is the longest prefix all of ss share.
-func commonPrefix(ss []string) string {
-	p := ss[0]
-	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	return p
+	return dimStyle.Render(ansi.Truncate("  ✎ your draft is kept in the editor: "+termtext.Clean(first), m.width, "…"))
 }

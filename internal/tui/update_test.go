@@ -35,7 +35,7 @@ func planned(t *testing.T) (*harness, *fakeEngine) {
 	h.key("shift+tab")
 	h.typeText("plan it")
 	h.key("enter")
-	if h.m.review == nil {
+	if h.m.reviewOpen() == nil {
 		t.Fatal("review dialog did not open")
 	}
 	return h, f
@@ -78,8 +78,8 @@ func TestReviewKeys(t *testing.T) {
 		h, f := planned(t)
 		h.key("3")
 		h.key("enter")
-		if h.m.review != nil || h.m.mode != planning.ModePlan || hasCall(f, "cancel-plan") {
-			t.Errorf("refine: review %v mode %v calls %v", h.m.review, h.m.mode, f.Calls())
+		if h.m.reviewOpen() != nil || h.m.mode != planning.ModePlan || hasCall(f, "cancel-plan") {
+			t.Errorf("refine: review %v mode %v calls %v", h.m.reviewOpen(), h.m.mode, f.Calls())
 		}
 		h.typeText("also add a Makefile")
 		h.key("enter")
@@ -91,12 +91,12 @@ func TestReviewKeys(t *testing.T) {
 		h, f := planned(t)
 		h.key("4")
 		h.key("enter")
-		if hasCall(f, "cancel-plan") || h.m.review == nil || !h.m.review.confirming {
+		if hasCall(f, "cancel-plan") || h.m.reviewOpen() == nil || !h.m.reviewOpen().confirming {
 			t.Fatalf("4 cancelled without asking: calls %v", f.Calls())
 		}
 		h.key("1")
 		h.key("enter")
-		if !hasCall(f, "cancel-plan") || h.m.review != nil || h.m.plan != nil {
+		if !hasCall(f, "cancel-plan") || h.m.reviewOpen() != nil || h.m.plan != nil {
 			t.Errorf("confirmed cancel: calls %v", f.Calls())
 		}
 	})
@@ -135,7 +135,7 @@ func TestSlashCommands(t *testing.T) {
 	f.todos = todos(planning.TodoPending)
 	opts := testOptions(f)
 	opts.SkillsList = func() []string { return []string{"go-style — how we write Go"} }
-	h := newHarness(t, opts, 100, 40)
+	h := newHarness(t, opts, 130, 60)
 	for _, c := range []string{"/help", "/todos", "/skills", "/mcp", "/plan", "/code"} {
 		h.typeText(c)
 		h.key("enter")
@@ -177,7 +177,7 @@ func TestResumePicker(t *testing.T) {
 	h := newHarness(t, opts, 90, 24)
 	h.typeText("/resume")
 	h.key("enter")
-	if h.m.picker == nil {
+	if h.m.pickerOpen() == nil {
 		t.Fatal("no picker")
 	}
 	golden(t, "resume_picker", h.screen())
@@ -206,6 +206,8 @@ func TestCtrlC(t *testing.T) {
 	if !strings.Contains(h.screen(), "partial") {
 		t.Errorf("partial reply lost:\n%s", h.screen())
 	}
+	h.key("x")
+	h.key("backspace") // any other key disarms quitting
 	_, cmd := h.m.Update(keyMsg("ctrl+c"))
 	if cmd != nil {
 		t.Error("first idle Ctrl+C should only arm")
@@ -370,5 +372,25 @@ func TestCompactedNotes(t *testing.T) {
 	}
 	if h.m.ctxTokens != 5500 {
 		t.Errorf("context after the compactions = %d tokens; want the history and the fixed part, 5500", h.m.ctxTokens)
+	}
+}
+
+// A stream cut mid-answer and made again: the partial text is dropped and
+// the answer is shown once.
+func TestStreamRetryDropsThePartialAnswer(t *testing.T) {
+	f := newFake()
+	f.streams["run"] = []agent.Event{
+		agent.TextDelta{Text: "Writing the fi"},
+		agent.StreamRetry{Attempt: 1, Reason: "openai: the response stream ended before the model finished"},
+		agent.TextDelta{Text: "Writing the file."},
+		agent.Text{Text: "Writing the file."},
+		agent.Done{Status: agent.RunCompleted},
+	}
+	h := newHarness(t, testOptions(f), 100, 30)
+	h.typeText("go")
+	h.key("enter")
+	s := h.screen()
+	if strings.Count(s, "Writing the fi") != 1 || !strings.Contains(s, "answer was cut off") {
+		t.Errorf("screen:\n%s", s)
 	}
 }

@@ -62,7 +62,7 @@ func reviewAt(t *testing.T, w, hgt int) (*harness, *fakeEngine) {
 	h.key("shift+tab")
 	h.typeText("split the parser")
 	h.key("enter")
-	if h.m.review == nil {
+	if h.m.reviewOpen() == nil {
 		t.Fatal("no review dialog")
 	}
 	return h, f
@@ -116,7 +116,7 @@ func TestGoldenPermissionDialogSizes(t *testing.T) {
 			h := newHarness(t, testOptions(f), sz.w, sz.h)
 			h.typeText("write main.go")
 			h.key("enter")
-			if h.m.perm == nil {
+			if h.m.permOpen() == nil {
 				t.Fatal("no permission dialog")
 			}
 			checkFits(t, h, sz.w, sz.h, "Allow write_file?", "[1] Allow once", "[3] Deny", "reason:")
@@ -153,7 +153,7 @@ func TestGoldenResumePickerSizes(t *testing.T) {
 			h := newHarness(t, opts, sz.w, sz.h)
 			h.typeText("/resume")
 			h.key("enter")
-			if h.m.picker == nil {
+			if h.m.pickerOpen() == nil {
 				t.Fatal("no picker")
 			}
 			checkFits(t, h, sz.w, sz.h, "Resume a session", "Esc close")
@@ -179,4 +179,39 @@ func TestGoldenGoCodeKeepsTabs(t *testing.T) {
 		t.Errorf("indentation lost:\n%s", s)
 	}
 	golden(t, "go_code_tabs", s)
+}
+
+// The undo question (files changed since the agent left them) and the
+// trust question fit every size with their options visible; a draft typed
+// ahead shows under a dialog.
+func TestGoldenChoiceAndTrustSizes(t *testing.T) {
+	for _, sz := range sizes {
+		name := fmt.Sprintf("%dx%d", sz.w, sz.h)
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testOptions(newFake()), sz.w, sz.h)
+			var files []string
+			for i := range 30 {
+				files = append(files, fmt.Sprintf("internal/parser/file_%02d_with_a_long_name.go", i))
+			}
+			h.send(conflictsMsg{turn: 3, conflicts: files})
+			if h.m.choiceOpen() == nil {
+				t.Fatal("no undo question")
+			}
+			h.m.in.setValue("a draft typed ahead")
+			checkFits(t, h, sz.w, sz.h, "Undo to before turn 3", "[1] skip those files", "[3] cancel", "your draft is kept in the editor: a draft typed ahead")
+			golden(t, "undo_"+name, h.screen())
+
+			m := &trustModel{q: TrustQuestion{Workdir: "/home/me/src/project", Items: files[:12]}, cursor: 1, width: sz.w, height: sz.h}
+			out := normalise(m.render())
+			if n := lineCount(out); n > sz.h {
+				t.Errorf("the trust question has %d lines on %d", n, sz.h)
+			}
+			for _, o := range []string{"[1] Trust", "[2] Do not trust", "[3] Quit"} {
+				if !strings.Contains(out, o) {
+					t.Errorf("%s is not visible:\n%s", o, out)
+				}
+			}
+			golden(t, "trust_"+name, out)
+		})
+	}
 }

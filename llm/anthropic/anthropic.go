@@ -3,6 +3,12 @@
 // input_json_delta fragments, reports thinking as reasoning, and sends tool
 // results back as tool_result blocks.
 //
+// Extended thinking is asked for by a Request's Effort (see
+// ThinkingBudget). Thinking and redacted_thinking blocks come back as
+// llm.ReasoningBlocks with their signatures and are sent back unchanged
+// and in their places, interleaved between tool calls included, as the
+// API requires within a tool loop.
+//
 // Retries are llm.RetryPolicy's alone: the SDK's own retries are disabled.
 package anthropic
 
@@ -11,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"strings"
 
@@ -37,6 +44,9 @@ type Provider struct {
 	msgCache  reqcache.Messages[blocks]
 	toolCache reqcache.Tools[[]byte]
 	prefix    reqcache.Prefix
+	budgets   map[llm.Effort]int
+	vertex    *vertexRoute // nil unless WithVertex
+	version   string       // anthropic_version in the body, "" for none
 }
 
 type config struct {
@@ -47,6 +57,10 @@ type config struct {
 	retry           llm.RetryPolicy
 	maxTokens       int
 	cache           bool
+	budgets         map[llm.Effort]int
+	sdkOpts         []option.RequestOption
+	vertex          *vertexRoute
+	version         string
 }
 
 // Option configures a Provider.
@@ -93,6 +107,41 @@ func WithPromptCache(on bool) Option {
 	return func(c *config) { c.cache = on }
 }
 
+// ThinkingBudget is the extended-thinking budget, in tokens, each effort
+// asks for unless WithThinkingBudget says otherwise. The budget is added
+// to the request's max_tokens, so the answer keeps its own room; the
+// largest sum (28,192) fits every Claude model's output limit.
+var ThinkingBudget = map[llm.Effort]int{
+	llm.EffortLow:    4000,
+	llm.EffortMedium: 10000,
+	llm.EffortHigh:   20000,
+}
+
+// WithThinkingBudget sets the thinking budget of one effort (at least
+// 1024 tokens, the API's minimum; 0 turns thinking off for that effort).
+func WithThinkingBudget(e llm.Effort, tokens int) Option {
+	return func(c *config) {
+		if c.budgets == nil {
+			c.budgets = maps.Clone(ThinkingBudget)
+		}
+		c.budgets[e] = tokens
+	}
+}
+
+// WithBodyVersion puts anthropic_version in the request body, where the
+// clouds take the API version: "bedrock-2023-05-31" on Amazon Bedrock
+// (package bedrock sets it). WithVertex sets Vertex AI's own.
+func WithBodyVersion(v string) Option {
+	return func(c *config) { c.version = v }
+}
+
+// WithRequestOptions adds SDK request options after the provider's own,
+// so that they run closest to the wire: a cloud's adaptation, such as the
+// SDK's bedrock.WithConfig, sees the request harness9 built.
+func WithRequestOptions(opts ...option.RequestOption) Option {
+	return func(c *config) { c.sdkOpts = append(c.sdkOpts, opts...) }
+}
+
 // New returns a Provider. It reads no environment: the key and the base URL
 // are what WithAPIKey and WithBaseURL give (harness9's CLI passes
 // ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL).
@@ -103,6 +152,9 @@ func New(opts ...Option) *Provider {
 	}
 	if c.baseURL == "" {
 		c.baseURL = DefaultBaseURL
+		if c.vertex != nil {
+			c.baseURL = VertexBaseURL(c.vertex.region)
+		}
 	}
 	c.baseURL = strings.TrimSuffix(strings.TrimSuffix(c.baseURL, "/"), "/v1")
 	if c.httpClient == nil {
@@ -115,7 +167,13 @@ func New(opts ...Option) *Provider {
 	if c.maxTokens <= 0 {
 		c.maxTokens = DefaultMaxTokens
 	}
-	p := &Provider{name: c.name, maxTokens: c.maxTokens, cache: c.cache, retry: c.retry}
+	if c.budgets == nil {
+		c.budgets = ThinkingBudget
+	}
+	p := &Provider{name: c.name, maxTokens: c.maxTokens, cache: c.cache, retry: c.retry, budgets: c.budgets, vertex: c.vertex, version: c.version}
+	if c.vertex != nil {
+		p.version = VertexVersion
+	}
 	ropts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(c.baseURL + "/"),
@@ -126,9 +184,22 @@ func New(opts ...Option) *Provider {
 	if c.apiKey != "" {
 		ropts = append(ropts, option.WithAPIKey(c.apiKey))
 	}
+	ropts = append(ropts, c.sdkOpts...)
 	p.client = sdk.NewClient(ropts...).Messages
 	return p
 }
+
+// thinkingBudget is the thinking budget of an effort, 0 for none.
+func (p *Provider) thinkingBudget(e llm.Effort) int {
+	if e == llm.EffortDefault {
+		return 0
+	}
+	return p.budgets[e]
+}
+
+// interleavedBeta lets Claude 4 and later models think between tool
+// calls; Claude 3.7 thinks only at the start of its answer.
+const interleavedBeta = "interleaved-thinking-2025-05-14"
 
 var _ llm.Provider = (*Provider)(nil)
 
@@ -140,12 +211,19 @@ func (p *Provider) Name() string { return p.name }
 // *llm.ProviderError.
 func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
 	return func(yield func(llm.Chunk, error) bool) {
-		body, err := p.body(req)
+		body, think, err := p.body(req)
 		if err != nil {
 			yield(llm.Chunk{}, fmt.Errorf("%s: %w", p.name, err))
 			return
 		}
 		defer body.Release()
+		var opts []option.RequestOption
+		if think && !strings.Contains(req.Model, "claude-3") {
+			opts = append(opts, option.WithHeaderAdd("anthropic-beta", interleavedBeta))
+		}
+		if p.vertex != nil {
+			opts = append(opts, p.vertex.route(req.Model))
+		}
 		stopped := false
 		send := func(c llm.Chunk) bool {
 			if !yield(c, nil) {
@@ -154,7 +232,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			return !stopped
 		}
 		err = p.retry.Do(ctx, func(ctx context.Context) (bool, error) {
-			return p.attempt(ctx, body, send)
+			return p.attempt(ctx, body, send, opts)
 		})
 		if err != nil && !stopped {
 			yield(llm.Chunk{}, err)
@@ -164,11 +242,11 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 
 // attempt makes one request and streams its chunks to send. It reports
 // whether any chunk was sent.
-func (p *Provider) attempt(ctx context.Context, body *reqcache.Body, send func(llm.Chunk) bool) (bool, error) {
+func (p *Provider) attempt(ctx context.Context, body *reqcache.Body, send func(llm.Chunk) bool, opts []option.RequestOption) (bool, error) {
 	// The SDK encodes the (empty) params; checkStatus then sends body instead.
-	stream := p.client.NewStreaming(reqcache.WithBody(ctx, body), sdk.MessageNewParams{})
+	stream := p.client.NewStreaming(reqcache.WithBody(ctx, body), sdk.MessageNewParams{}, opts...)
 	defer stream.Close()
-	a := assembler{send: send}
+	a := assembler{send: send, name: p.name}
 	events := 0
 	for stream.Next() {
 		events++
@@ -195,8 +273,11 @@ func (p *Provider) attempt(ctx context.Context, body *reqcache.Body, send func(l
 func (p *Provider) checkStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	reqcache.SetBody(req)
 	res, err := next(req)
-	if err != nil || res.StatusCode < 400 {
-		return res, err
+	if err != nil {
+		return nil, llm.Unsent(err)
+	}
+	if res.StatusCode < 400 {
+		return res, nil
 	}
 	return nil, llm.ResponseError(p.name, res)
 }
@@ -210,6 +291,18 @@ var streamErrorStatus = map[string]int{
 	"rate_limit_error":      429,
 	"timeout_error":         504,
 	"invalid_request_error": 400,
+	// Amazon Bedrock's exceptions, as the SDK's Bedrock adapter reports
+	// them.
+	"throttlingException":           429,
+	"serviceUnavailableException":   503,
+	"internalServerException":       500,
+	"modelStreamErrorException":     500,
+	"modelTimeoutException":         504,
+	"validationException":           400,
+	"modelNotReadyException":        503,
+	"accessDeniedException":         403,
+	"resourceNotFoundException":     404,
+	"serviceQuotaExceededException": 429,
 }
 
 // fail classifies an error of one attempt as an *llm.ProviderError;
@@ -239,6 +332,10 @@ func (p *Provider) fail(ctx context.Context, err error, midStream bool) error {
 		return &llm.ProviderError{Provider: p.name, Message: "connection failed: " + err.Error(), Err: err}
 	case strings.HasPrefix(err.Error(), "received error while streaming"):
 		return &llm.ProviderError{Provider: p.name, Message: err.Error(), Err: err}
+	}
+	var unsent *llm.UnsentError
+	if errors.As(err, &unsent) {
+		return &llm.ProviderError{Provider: p.name, Message: "the request could not be made: " + unsent.Err.Error(), Err: err}
 	}
 	return &llm.ProviderError{Provider: p.name, Message: "malformed stream event: " + err.Error(), Err: err}
 }

@@ -146,7 +146,7 @@ func TestBodyErrors(t *testing.T) {
 
 // bodyBytes builds req's body and returns a copy of it.
 func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
-	b, err := p.body(req)
+	b, _, err := p.body(req)
 	if err != nil {
 		return nil, err
 	}
@@ -158,16 +158,24 @@ func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
 // truncated, compacted, interleaved with another) is exactly the body a
 // provider that never saw the earlier requests builds, with and without
 // the prompt cache's markers.
+//
+// The histories carry thinking blocks of this provider and of others, and
+// switch the effort (thinking on and off) now and then; seeds 4 and 5
+// build Vertex AI's bodies.
 func TestResumedBodyIsTheFreshBody(t *testing.T) {
-	for seed := range uint64(4) {
-		cache := seed%2 == 0
-		p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(cache))
+	for seed := range uint64(6) {
+		opts := []Option{WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(seed%2 == 0)}
+		if seed >= 4 {
+			opts = append(opts, WithVertex("proj", "us-east5", staticToken("t")))
+		}
+		p := New(opts...)
 		llmtest.CheckResumedBodies(t, seed, 400, func(req llm.Request) (llmtest.Body, error) {
 			req.Tools = testTools
-			return p.body(req)
+			b, _, err := p.body(req)
+			return b, err
 		}, func(req llm.Request) ([]byte, error) {
 			req.Tools = testTools
-			return bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(cache)), req)
+			return bodyBytes(New(opts...), req)
 		})
 	}
 }

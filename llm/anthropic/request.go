@@ -21,6 +21,35 @@ import (
 type blocks struct {
 	user bool
 	list [][]byte
+	// thinking marks the entries of list that are this provider's own
+	// thinking blocks: they are sent only while thinking is on (nil when
+	// the message has none).
+	thinking []bool
+}
+
+// count is how many of the message's blocks a request sends.
+func (m *blocks) count(think bool) int {
+	if think || m.thinking == nil {
+		return len(m.list)
+	}
+	n := 0
+	for _, t := range m.thinking {
+		if !t {
+			n++
+		}
+	}
+	return n
+}
+
+type thinkingBlock struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
+}
+
+type redactedThinkingBlock struct {
+	Type string `json:"type"`
+	Data string `json:"data"`
 }
 
 type textBlock struct {
@@ -74,19 +103,29 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}}`
 // caching, the system prompt, the last tool and the newest message's last
 // block are cache breakpoints (3 of the 4 the API allows), so that each
 // turn reads the previous turn's prefix from the prompt cache.
-func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
-	msgs, ids, i, err := p.msgCache.EncodeIDs(req.Messages, encodeBlocks, p.prefix.IDs())
+//
+// With extended thinking (req.Effort, see thinkingBudget) the request asks
+// for a thinking budget and carries this provider's thinking blocks back
+// in their places; otherwise it carries none, which the API allows.
+func (p *Provider) body(req llm.Request) (*reqcache.Body, bool, error) {
+	msgs, ids, i, err := p.msgCache.EncodeIDs(req.Messages, p.encodeBlocks, p.prefix.IDs())
 	if err != nil {
-		return nil, fmt.Errorf("message %d: %w", i, err)
+		return nil, false, fmt.Errorf("message %d: %w", i, err)
 	}
 	defer p.msgCache.Recycle(msgs)
 	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = p.maxTokens
+	}
+	budget := p.thinkingBudget(req.Effort)
+	think := budget > 0 && thinkingAllowed(req.Messages, msgs)
+	if think {
+		// The budget is part of max_tokens: the answer keeps its room.
+		maxTokens += budget
 	}
 	size := 256 + len(req.Model) + 2*len(req.System)
 	for _, m := range msgs {
@@ -100,17 +139,33 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	}
 	last := -1 // the last message with blocks
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if len(msgs[i].list) > 0 {
+		if msgs[i].count(think) > 0 {
 			last = i
 			break
 		}
 	}
 	// The header: everything before the conversation's first block.
 	head := make([]byte, 0, 96+len(req.Model)+2*len(req.System))
-	head = append(head, `{"stream":true,"model":`...)
-	head = reqcache.AppendString(head, req.Model)
+	head = append(head, '{')
+	if p.version != "" {
+		head = append(head, `"anthropic_version":`...)
+		head = reqcache.AppendString(head, p.version)
+		head = append(head, ',')
+	}
+	head = append(head, `"stream":true`...)
+	if p.vertex == nil { // Vertex names the model in the URL
+		head = append(head, `,"model":`...)
+		head = reqcache.AppendString(head, req.Model)
+	}
 	head = append(head, `,"max_tokens":`...)
 	head = strconv.AppendInt(head, int64(maxTokens), 10)
+	if think {
+		// In the header: a body with thinking frames its messages
+		// differently, so it never resumes one without.
+		head = append(head, `,"thinking":{"type":"enabled","budget_tokens":`...)
+		head = strconv.AppendInt(head, int64(budget), 10)
+		head = append(head, '}')
+	}
 	if req.System != "" {
 		head = append(head, `,"system":[{"type":"text","text":`...)
 		head = reqcache.AppendString(head, req.System)
@@ -127,7 +182,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	// message's last block carries the cache marker.
 	build, b, at := p.prefix.Start(head, ids, max(last, 0), 0, size)
 	if last >= 0 {
-		b = appendMessages(b, build, msgs, at, last, p.cache)
+		b = appendMessages(b, build, msgs, at, last, p.cache, think)
 	}
 	if len(tools) > 0 {
 		b = append(b, `,"tools":[`...)
@@ -143,7 +198,28 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		}
 		b = append(b, ']')
 	}
-	return build.Finish(append(b, '}')), nil
+	return build.Finish(append(b, '}')), think, nil
+}
+
+// thinkingAllowed reports whether a request may turn thinking on. The API
+// wants the newest assistant message, when tool results follow it, to
+// start with its thinking; one made while thinking was off, or by another
+// provider, has none, so thinking waits for the next prompt.
+func thinkingAllowed(hist []llm.Message, msgs []blocks) bool {
+	results := false
+	for i := len(hist) - 1; i >= 0; i-- {
+		switch hist[i].Role {
+		case llm.RoleTool:
+			results = true
+		case llm.RoleAssistant:
+			if !results || len(hist[i].ToolCalls) == 0 {
+				return true
+			}
+			t := msgs[i].thinking
+			return len(t) > 0 && t[0]
+		}
+	}
+	return true
 }
 
 // Framing states of appendMessages at a Mark.
@@ -155,13 +231,14 @@ const (
 // appendMessages appends the messages from at.N on (their framing state at
 // at.State) and closes "messages", merging consecutive blocks of one role
 // into one message and, when mark is set, marking the very last block
-// (that of msgs[last]). It marks a resumable point after every message
-// before last.
-func appendMessages(b []byte, build *reqcache.Build, msgs []blocks, at reqcache.Mark, last int, mark bool) []byte {
+// (that of msgs[last]; never a thinking block, which the API does not let
+// carry one). Thinking blocks are left out unless think is set. It marks a
+// resumable point after every message before last.
+func appendMessages(b []byte, build *reqcache.Build, msgs []blocks, at reqcache.Mark, last int, mark, think bool) []byte {
 	open, user := at.State&stateOpen != 0, at.State&stateUser != 0
 	for i := at.N; i < len(msgs); i++ {
 		m := msgs[i]
-		if len(m.list) > 0 {
+		if m.count(think) > 0 {
 			switch {
 			case open && m.user == user:
 				b = append(b, ',')
@@ -177,11 +254,20 @@ func appendMessages(b []byte, build *reqcache.Build, msgs []blocks, at reqcache.
 				b = append(b, `{"role":"`+role+`","content":[`...)
 				open, user = true, m.user
 			}
+			marked := -1
+			if mark && i == last {
+				marked = m.lastMarkable()
+			}
+			first := true
 			for j, blk := range m.list {
-				if j > 0 {
+				if m.thinking != nil && m.thinking[j] && !think {
+					continue
+				}
+				if !first {
 					b = append(b, ',')
 				}
-				if mark && i == last && j == len(m.list)-1 {
+				first = false
+				if j == marked {
 					b = appendMarked(b, blk)
 				} else {
 					b = append(b, blk...)
@@ -205,17 +291,59 @@ func appendMessages(b []byte, build *reqcache.Build, msgs []blocks, at reqcache.
 	return append(b, ']')
 }
 
+// lastMarkable is the index of the last block that is not thinking, -1
+// if none.
+func (m *blocks) lastMarkable() int {
+	for j := len(m.list) - 1; j >= 0; j-- {
+		if m.thinking == nil || !m.thinking[j] {
+			return j
+		}
+	}
+	return -1
+}
+
 // appendMarked appends the encoded object obj with a cache_control member.
 func appendMarked(b, obj []byte) []byte {
 	return append(append(b, obj[:len(obj)-1]...), cacheControl...)
 }
 
-func encodeBlocks(m llm.Message) (blocks, error) {
+func (p *Provider) encodeBlocks(m llm.Message) (blocks, error) {
 	var out blocks
 	add := func(v any) error {
 		enc, err := reqcache.Marshal(v)
 		out.list = append(out.list, enc)
+		if out.thinking != nil {
+			out.thinking = append(out.thinking, false)
+		}
 		return err
+	}
+	// addThinking adds this provider's reasoning blocks made after n tool
+	// calls, in their order.
+	next := 0
+	addThinking := func(n int) error {
+		for ; next < len(m.ReasoningBlocks) && m.ReasoningBlocks[next].After <= n; next++ {
+			rb := m.ReasoningBlocks[next]
+			var v any
+			switch {
+			case rb.Provider != p.name:
+				continue
+			case rb.Type == "thinking":
+				v = thinkingBlock{"thinking", rb.Text, rb.Signature}
+			case rb.Type == "redacted_thinking":
+				v = redactedThinkingBlock{"redacted_thinking", rb.Data}
+			default:
+				continue
+			}
+			enc, err := reqcache.Marshal(v)
+			if err != nil {
+				return err
+			}
+			if out.thinking == nil {
+				out.thinking = make([]bool, len(out.list), len(out.list)+1)
+			}
+			out.list, out.thinking = append(out.list, enc), append(out.thinking, true)
+		}
+		return nil
 	}
 	var err error
 	switch m.Role {
@@ -241,14 +369,21 @@ func encodeBlocks(m llm.Message) (blocks, error) {
 		}
 		err = add(r)
 	case llm.RoleAssistant:
-		// Reasoning is not sent back: thinking blocks need the signature
-		// the API issued, which harness9 does not keep.
-		if m.Content != "" {
+		// Thinking first, then the text, then each call followed by the
+		// thinking that came after it (interleaved thinking). Reasoning
+		// text without a block (another provider's) is not sent.
+		if m.Content != "" || len(m.ToolCalls) > 0 {
+			err = addThinking(0)
+		}
+		if m.Content != "" && err == nil {
 			err = add(textBlock{"text", m.Content})
 		}
-		for _, c := range m.ToolCalls {
+		for k, c := range m.ToolCalls {
 			if err == nil {
 				err = add(toolUseBlock{"tool_use", c.ID, c.Name, toolInput(c.Input)})
+			}
+			if err == nil {
+				err = addThinking(k + 1)
 			}
 		}
 	default:

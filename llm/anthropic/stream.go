@@ -14,12 +14,21 @@ import (
 // content_block_stop, and usage plus the stop reason at message_stop.
 type assembler struct {
 	send func(llm.Chunk) bool
-	sent bool // a chunk reached the consumer
-	done bool // message_stop arrived
+	name string // the provider's name, for the reasoning blocks it issues
+	sent bool   // a chunk reached the consumer
+	done bool   // message_stop arrived
 
-	blocks map[int64]*toolBlock // open tool_use blocks by index
-	usage  rawUsage
-	stop   string
+	blocks   map[int64]*toolBlock     // open tool_use blocks by index
+	thinking map[int64]*thinkingState // open thinking blocks by index
+	usage    rawUsage
+	stop     string
+}
+
+// thinkingState is a thinking or redacted_thinking block being streamed.
+type thinkingState struct {
+	redacted  bool
+	text, sig strings.Builder
+	data      string
 }
 
 type toolBlock struct {
@@ -31,7 +40,14 @@ type toolBlock struct {
 // rawUsage keeps Anthropic's split input counts; llm.Usage.InputTokens is
 // their sum, the whole prompt, so context-size estimates see cached tokens.
 type rawUsage struct {
-	input, output, cacheRead, cacheWrite int64
+	input, output, cacheRead, cacheWrite, thinking int64
+}
+
+// mergeThinking takes the thinking tokens of an event when it reports them.
+func (u *rawUsage) mergeThinking(n int64) {
+	if n != 0 {
+		u.thinking = n
+	}
 }
 
 func (a *assembler) emit(c llm.Chunk) bool {
@@ -45,6 +61,7 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) (bool, error) {
 	case "message_start":
 		u := ev.Message.Usage
 		a.usage.merge(u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
+		a.usage.mergeThinking(u.OutputTokensDetails.ThinkingTokens)
 	case "content_block_start":
 		cb := ev.ContentBlock
 		if cb.Type == "tool_use" {
@@ -52,6 +69,18 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) (bool, error) {
 				a.blocks = map[int64]*toolBlock{}
 			}
 			a.blocks[ev.Index] = &toolBlock{id: cb.ID, name: cb.Name, start: cb.Input}
+		}
+		if cb.Type == "thinking" || cb.Type == "redacted_thinking" {
+			if a.thinking == nil {
+				a.thinking = map[int64]*thinkingState{}
+			}
+			st := &thinkingState{redacted: cb.Type == "redacted_thinking", data: cb.Data}
+			st.sig.WriteString(cb.Signature)
+			a.thinking[ev.Index] = st
+			if cb.Thinking != "" {
+				st.text.WriteString(cb.Thinking)
+				return a.emit(llm.Chunk{Kind: llm.ChunkReasoning, Text: cb.Thinking}), nil
+			}
 		}
 		// A text block may start with text in some compatible servers.
 		if cb.Type == "text" && cb.Text != "" {
@@ -65,9 +94,18 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) (bool, error) {
 				return a.emit(llm.Chunk{Kind: llm.ChunkText, Text: d.Text}), nil
 			}
 		case "thinking_delta":
+			if st := a.thinking[ev.Index]; st != nil {
+				st.text.WriteString(d.Thinking)
+			}
 			if d.Thinking != "" {
 				return a.emit(llm.Chunk{Kind: llm.ChunkReasoning, Text: d.Thinking}), nil
 			}
+		case "signature_delta":
+			st, ok := a.thinking[ev.Index]
+			if !ok {
+				return true, fmt.Errorf("signature_delta for block %d, which is not a thinking block", ev.Index)
+			}
+			st.sig.WriteString(d.Signature)
 		case "input_json_delta":
 			b, ok := a.blocks[ev.Index]
 			if !ok {
@@ -76,6 +114,10 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) (bool, error) {
 			b.json.WriteString(d.PartialJSON)
 		}
 	case "content_block_stop":
+		if st, ok := a.thinking[ev.Index]; ok {
+			delete(a.thinking, ev.Index)
+			return a.emit(llm.Chunk{Kind: llm.ChunkReasoningBlock, Block: st.block(a.name)}), nil
+		}
 		b, ok := a.blocks[ev.Index]
 		if !ok {
 			return true, nil
@@ -89,6 +131,7 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) (bool, error) {
 		}
 		u := ev.Usage
 		a.usage.merge(u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
+		a.usage.mergeThinking(u.OutputTokensDetails.ThinkingTokens)
 	case "message_stop":
 		a.done = true
 		u := a.usage.llm()
@@ -98,6 +141,14 @@ func (a *assembler) add(ev sdk.MessageStreamEventUnion) (bool, error) {
 		return a.emit(llm.Chunk{Kind: llm.ChunkStop, StopReason: stopReason(a.stop)}), nil
 	}
 	return true, nil
+}
+
+// block is the finished block as an llm.ReasoningBlock.
+func (st *thinkingState) block(provider string) *llm.ReasoningBlock {
+	if st.redacted {
+		return &llm.ReasoningBlock{Provider: provider, Type: "redacted_thinking", Data: st.data}
+	}
+	return &llm.ReasoningBlock{Provider: provider, Type: "thinking", Text: st.text.String(), Signature: st.sig.String()}
 }
 
 // input returns the assembled tool input; an empty input becomes {}.
@@ -134,6 +185,7 @@ func (u rawUsage) llm() llm.Usage {
 		OutputTokens:     int(u.output),
 		CacheReadTokens:  int(u.cacheRead),
 		CacheWriteTokens: int(u.cacheWrite),
+		ReasoningTokens:  int(u.thinking),
 	}
 }
 

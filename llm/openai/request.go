@@ -134,6 +134,10 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		b = append(b, ']')
 	}
 	b = append(b, `,"stream_options":{"include_usage":true}`...)
+	if req.Effort != llm.EffortDefault {
+		b = append(b, `,"reasoning_effort":`...)
+		b = reqcache.AppendString(b, string(req.Effort))
+	}
 	maxTokens := req.MaxTokens
 	if maxTokens == 0 {
 		maxTokens = p.maxTokens
@@ -141,7 +145,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 	if maxTokens > 0 {
 		// OpenAI's reasoning models refuse max_tokens; most compatible
 		// servers only know max_tokens.
-		if p.name == "openai" {
+		if p.completionTokens {
 			b = append(b, `,"max_completion_tokens":`...)
 		} else {
 			b = append(b, `,"max_tokens":`...)
@@ -213,7 +217,9 @@ func plural(n int) string {
 	return "s"
 }
 
-func encodeTool(t llm.ToolDef) ([]byte, error) {
+// toolParameters is a definition's input schema as both wires take it:
+// an object schema, a default for none.
+func toolParameters(t llm.ToolDef) (json.RawMessage, error) {
 	params := defaultParameters
 	if len(t.InputSchema) > 0 {
 		var obj map[string]json.RawMessage
@@ -223,6 +229,14 @@ func encodeTool(t llm.ToolDef) ([]byte, error) {
 		if obj != nil { // "null" means no schema; the encoder compacts the rest
 			params = t.InputSchema
 		}
+	}
+	return params, nil
+}
+
+func encodeTool(t llm.ToolDef) ([]byte, error) {
+	params, err := toolParameters(t)
+	if err != nil {
+		return nil, err
 	}
 	w := wireTool{Type: "function"}
 	w.Function.Name, w.Function.Description, w.Function.Parameters = t.Name, t.Description, params

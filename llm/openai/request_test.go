@@ -129,3 +129,37 @@ func BenchmarkStreamText(b *testing.B) {
 		}
 	}
 }
+
+// An effort goes out as reasoning_effort; the reasoning tokens of the
+// answer come back in the usage; reasoning blocks (another wire's) are
+// not sent on Chat Completions.
+func TestReasoningEffortAndTokens(t *testing.T) {
+	usage := `{` + head + `,"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":700,"total_tokens":1600,` +
+		`"prompt_tokens_details":{"cached_tokens":512},"completion_tokens_details":{"reasoning_tokens":640}}}`
+	s := newServer(t, sse(true, roleChunk(), textChunk("ok"), finishChunk("stop"), usage))
+	p, _ := provider(s)
+	req := llm.Request{Model: "o4-mini", Effort: llm.EffortHigh, Messages: []llm.Message{
+		{Role: llm.RoleUser, Content: "hi"},
+		{Role: llm.RoleAssistant, Content: "hello", ReasoningBlocks: []llm.ReasoningBlock{{Provider: "openai", Type: "reasoning", Data: `{"type":"reasoning"}`}}},
+		{Role: llm.RoleUser, Content: "again"}}}
+	resp, err := llm.Collect(p.Stream(context.Background(), req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Body(0)["reasoning_effort"]; got != "high" {
+		t.Errorf("reasoning_effort = %v", got)
+	}
+	if raw, _ := json.Marshal(s.Body(0)["messages"]); strings.Contains(string(raw), "reasoning") {
+		t.Errorf("a reasoning block was sent: %s", raw)
+	}
+	if want := (llm.Usage{InputTokens: 900, OutputTokens: 700, CacheReadTokens: 512, ReasoningTokens: 640}); resp.Usage != want {
+		t.Errorf("usage = %+v, want %+v", resp.Usage, want)
+	}
+	req.Effort = ""
+	if _, err := collect(p, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Body(1)["reasoning_effort"]; ok {
+		t.Error("reasoning_effort sent without an effort")
+	}
+}

@@ -40,9 +40,11 @@ func (a *assembler) emit(c llm.Chunk) bool {
 func (a *assembler) add(c sdk.ChatCompletionChunk) bool {
 	if c.JSON.Usage.Valid() && (c.Usage.PromptTokens != 0 || c.Usage.CompletionTokens != 0) {
 		a.usage = &llm.Usage{
-			InputTokens:     int(c.Usage.PromptTokens),
-			OutputTokens:    int(c.Usage.CompletionTokens),
-			CacheReadTokens: int(c.Usage.PromptTokensDetails.CachedTokens),
+			InputTokens:      int(c.Usage.PromptTokens),
+			OutputTokens:     int(c.Usage.CompletionTokens),
+			CacheReadTokens:  int(c.Usage.PromptTokensDetails.CachedTokens),
+			CacheWriteTokens: int(c.Usage.PromptTokensDetails.CacheWriteTokens),
+			ReasoningTokens:  int(c.Usage.CompletionTokensDetails.ReasoningTokens),
 		}
 	}
 	for _, ch := range c.Choices {

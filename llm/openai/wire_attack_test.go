@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -44,6 +45,10 @@ func wireServer(t *testing.T) *httptest.Server {
 			t.Errorf("reading a request body: %v", err)
 		}
 		sum := sha256.Sum256(body)
+		if r.URL.Path == "/v1/responses" {
+			events(append(append([]string{created()}, textEvents(0, hex.EncodeToString(sum[:]))...), completed(1, 0, 1, 0))...)(w, r)
+			return
+		}
 		sse(true, roleChunk(), textChunk(hex.EncodeToString(sum[:])), finishChunk("stop"))(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -54,19 +59,39 @@ func wireServer(t *testing.T) *httptest.Server {
 // and several conversations sharing one provider at once (sub-agents):
 // the bytes the server receives for every request are the body a provider
 // that never saw an earlier request builds.
+//
+// Both wires: Chat Completions and Responses.
 func TestBytesOnTheWireAreTheFreshBody(t *testing.T) {
+	for _, api := range []API{APIChat, APIResponses} {
+		t.Run(string(api), func(t *testing.T) { bytesOnTheWire(t, api) })
+	}
+}
+
+func bytesOnTheWire(t *testing.T, api API) {
 	srv := wireServer(t)
 	sl := &sleeper{}
-	p := New(WithBaseURL(srv.URL+"/v1"), WithAPIKey("sk-test"),
+	p := New(WithBaseURL(srv.URL+"/v1"), WithAPIKey("sk-test"), WithAPI(api),
 		WithRetry(llm.RetryPolicy{MaxRetries: 60, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxTotal: time.Hour,
 			Sleep: sl.Sleep, Jitter: func() float64 { return 0 }}))
+	fresh := func(req llm.Request) ([]byte, error) {
+		f := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"), WithAPI(api))
+		if api == APIResponses {
+			b, err := f.responsesBody(req)
+			if err != nil {
+				return nil, err
+			}
+			defer b.Release()
+			return bytes.Clone(b.Bytes()), nil
+		}
+		return bodyBytes(f, req)
+	}
 	var wg sync.WaitGroup
 	for g := range uint64(3) {
 		wg.Go(func() {
 			i := 0
 			for req := range llmtest.Histories(200+g, 120) {
 				req.Tools = benchTools
-				want, err := bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1")), req)
+				want, err := fresh(req)
 				if err != nil {
 					t.Error(err)
 					return

@@ -31,6 +31,7 @@ type entry struct {
 	msgs  []llm.Message
 	state *session.State // nil until saved
 	cps   []session.Checkpoint
+	usage map[usageKey]session.Usage
 }
 
 // Option configures New.

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/harness9/harness9/internal/lib/pgtest"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/storetest"
 )
 
 // The benchmarks mirror session/sqlite's (same names, same messages), so
@@ -114,4 +115,9 @@ func BenchmarkListSummaries(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkUsageReport10000 times `harness9 stats` on 10,000 sessions.
+func BenchmarkUsageReport10000(b *testing.B) {
+	storetest.BenchUsageReport(b, openTest(b, pgtest.NewDatabase(b)))
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/harness9/harness9/internal/pgtest"
+	"github.com/harness9/harness9/internal/lib/pgtest"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"

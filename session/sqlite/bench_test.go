@@ -11,6 +11,7 @@ import (
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning/plan"
 	"github.com/harness9/harness9/session"
+	"github.com/harness9/harness9/session/storetest"
 )
 
 // benchMessage returns the i-th message of a typical agent conversation:
@@ -177,4 +178,11 @@ func BenchmarkAppendAt(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkUsageReport10000 times `harness9 stats` on 10,000 sessions.
+func BenchmarkUsageReport10000(b *testing.B) {
+	s := openTest(b, filepath.Join(b.TempDir(), "usage.db"))
+	b.Cleanup(func() { _ = s.Close() })
+	storetest.BenchUsageReport(b, s)
 }

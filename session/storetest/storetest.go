@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"Checkpoints", testCheckpoints},
 		{"ImagesRoundTrip", testImagesRoundTrip},
 		{"ParentLink", testParentLink},
+		{"Usage", testUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -145,6 +145,19 @@ func NewBash(ws *tool.Workspace, opts ...BashOption) *Bash {
 // workdir anywhere, so they are not contained.
 func (b *Bash) Contained() bool { return b.confined() && !b.sb.Network() }
 
+// UncontainedReason implements tool.Uncontained: "" when Contained.
+func (b *Bash) UncontainedReason() string {
+	switch {
+	case b.sb == nil:
+		return "the kernel sandbox is turned off, so nothing bounds what this command changes"
+	case !b.sb.Support().Available:
+		return "the kernel sandbox is not available on this system, so nothing bounds what this command changes"
+	case b.sb.Network():
+		return "the sandbox lets commands reach the network, so this command could send the workdir's files anywhere"
+	}
+	return ""
+}
+
 // CanRunReadOnly reports whether the tool can honour a read-only context:
 // confined by the sandbox (whose read-only policy never has the network),
 // or explicitly allowed to rely on a parse gate.
@@ -250,8 +263,10 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 		failed = true
 	}
 	var exitErr *exec.ExitError
+	var code *int
 	switch {
 	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+		code = new(int)
 		res.WriteString("exit code: 0")
 		if err != nil {
 			res.WriteString(" (a background process still held the output open; its later output is not shown)")
@@ -262,12 +277,13 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 			fmt.Fprintf(&res, "killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
 		} else {
 			fmt.Fprintf(&res, "exit code: %d", ws.ExitStatus())
+			code = new(ws.ExitStatus())
 		}
 		failed = true
 	default:
 		return tool.Result{}, fmt.Errorf("bash: waiting for the command: %w", err)
 	}
-	return tool.Result{Output: res.String(), IsError: failed}, nil
+	return tool.Result{Output: res.String(), IsError: failed, ExitCode: code}, nil
 }
 
 // start starts cmd under policy. refused is the model-facing reason when
@@ -306,7 +322,7 @@ func (b *Bash) start(cmd *exec.Cmd, policy sandbox.Policy) (cleanup func() []str
 	// afterwards; read-only commands still get git hardened.
 	cmd.Env = append(cmd.Env, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	if policy == sandbox.ReadOnly {
-		cmd.Env = sandbox.HardenGit(cmd.Env)
+		cmd.Env = sandbox.HardenGitIn(cmd.Env, b.ws.Root())
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,6 +183,62 @@ func TestBashCancelRunsNoLaterStatement(t *testing.T) {
 				t.Errorf("%s: the statement after the cancelled one ran (%s exists)", name, late)
 			}
 			os.Remove(filepath.Join(dir, late))
+		}
+	}
+}
+
+// TestBashWithoutAnySandboxRunsNoGitDriver: with the sandbox off and
+// gate-only read-only commands, git still runs no program the repository's
+// configuration names for a driver (here a filter's clean program, which
+// git status runs).
+func TestBashWithoutAnySandboxRunsNoGitDriver(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws, dir := newWS(t)
+	canary := filepath.Join(t.TempDir(), "CLEAN-RAN")
+	setup := exec.Command("bash", "-c", `git init -q . && echo one > a.txt && git add a.txt && `+
+		`git -c user.name=u -c user.email=u@x commit -qm init && echo '*.txt filter=f' > .git/info/attributes && `+
+		`git config filter.f.clean "sh -c 'touch `+canary+`; cat'" && touch a.txt`)
+	setup.Dir, setup.Env = dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	ro := sandbox.ContextWithPolicy(context.Background(), sandbox.ReadOnly)
+	out, _ := runBash(t, ro, NewBash(ws, WithUnconfinedReadOnly(true)), "git status --short")
+	if _, err := os.Stat(canary); err == nil {
+		t.Errorf("git status ran the repository's clean filter:\n%s", out)
+	}
+}
+
+// Bash says why a call is not contained, in the user's terms: a sandbox
+// the user turned off is not one the system lacks.
+func TestBashSaysWhyItIsNotContained(t *testing.T) {
+	ws, dir := newWS(t)
+	missing, err := sandbox.New(dir, sandbox.WithSupport(sandbox.Support{Reason: "simulated: no Landlock"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := sandbox.New(dir, sandbox.WithNetwork(true), sandbox.WithSupport(sandbox.Support{Available: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := sandbox.New(dir, sandbox.WithSupport(sandbox.Support{Available: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		b    *Bash
+		want string
+	}{
+		{NewBash(ws), "turned off"},
+		{NewBash(ws, WithSandbox(missing)), "not available on this system"},
+		{NewBash(ws, WithSandbox(open)), "reach the network"},
+		{NewBash(ws, WithSandbox(closed)), ""},
+	} {
+		got := c.b.UncontainedReason()
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("UncontainedReason() = %q, want it to say %q", got, c.want)
 		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/harness9/harness9/internal/ignore"
+	"github.com/harness9/harness9/internal/lib/ignore"
 	"github.com/harness9/harness9/tool"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/harness9/harness9/internal/gitguard/gitattack"
+	"github.com/harness9/harness9/internal/lib/gitguard/gitattack"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
 )
@@ -99,6 +99,33 @@ func TestFileToolsCannotPlantWhatGitRuns(t *testing.T) {
 				t.Errorf("the refusal names an absolute path: %s", res.Output)
 			}
 			_ = os.Chmod(p, 0o755) // what a later bash chmod +x would do
+			if ran, out := r.UserGit(a.in); ran {
+				t.Errorf("the user's git ran what %s planted:\n%s", a.path, out)
+			}
+		})
+	}
+}
+
+// Workspace.Append and OpenFile, what a function tool writes with, refuse
+// the same paths: the user's next git runs nothing planted.
+func TestAppendAndOpenFileCannotPlantWhatGitRuns(t *testing.T) {
+	for _, a := range fileAttacks() {
+		if a.edit {
+			continue
+		}
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			r, content := a.start(t)
+			ws := a.workspace(t, r)
+			if _, err := ws.Append(a.path, []byte(content)); err == nil || !strings.Contains(err.Error(), "git") {
+				t.Errorf("Append(%s) = %v, want refused because of git", a.path, err)
+			}
+			if f, err := ws.OpenFile(a.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755); err == nil {
+				_, _ = f.WriteString(content)
+				f.Close()
+				t.Errorf("OpenFile(%s) for writing succeeded", a.path)
+			}
+			_ = os.Chmod(filepath.Join(r.Dir, a.path), 0o755)
 			if ran, out := r.UserGit(a.in); ran {
 				t.Errorf("the user's git ran what %s planted:\n%s", a.path, out)
 			}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/harness9/harness9/internal/ignore"
+	"github.com/harness9/harness9/internal/lib/ignore"
 	"github.com/harness9/harness9/tool"
 )
 

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/harness9/harness9/internal/ignore"
+	"github.com/harness9/harness9/internal/lib/ignore"
 	"github.com/harness9/harness9/tool"
 )
 

@@ -67,7 +67,7 @@ func (t *WriteFile) Preview(input json.RawMessage) string {
 func (t *EditFile) Preview(input json.RawMessage) string {
 	in, _ := tool.Decode[EditFileInput](input)
 	if c, ok := t.PreviewChange(context.Background(), input); ok {
-		return udiff.Unified("a/"+in.Path, "b/"+in.Path, c.Old, c.New)
+		return c.Diff()
 	}
 	return udiff.Unified("a/"+in.Path, "b/"+in.Path, in.OldString, in.NewString)
 }
@@ -103,14 +103,7 @@ func (t *WriteFile) PreviewChange(ctx context.Context, input json.RawMessage) (t
 	if err != nil || in.Path == "" {
 		return tool.FileChange{}, false
 	}
-	b, truncated, err := t.ws.ReadText(ctx, in.Path, previewReadMax)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return tool.FileChange{Path: in.Path, New: in.Content, Created: true}, true
-	case err != nil || truncated || looksBinary(b):
-		return tool.FileChange{}, false
-	}
-	return tool.FileChange{Path: in.Path, Old: string(b), New: in.Content}, true
+	return t.ws.PreviewText(ctx, in.Path, func(string, bool) (string, bool) { return in.Content, true })
 }
 
 // Summary implements tool.Summarizer: how many numbered lines were read,
@@ -158,7 +151,11 @@ func firstAndCount(out string) string {
 	if !more {
 		return first
 	}
-	return fmt.Sprintf("%s … (+%d lines)", first, strings.Count(rest, "\n")+1)
+	n := strings.Count(rest, "\n") + 1
+	if n == 1 {
+		return first + " … (+1 line)"
+	}
+	return fmt.Sprintf("%s … (+%d lines)", first, n)
 }
 
 // ChangedFiles implements tool.FileChanger: the file written.

@@ -58,7 +58,7 @@ func TestProperties(t *testing.T) {
 	if got := b.Preview(json.RawMessage(`{"command":"ls -l"}`)); got != "$ ls -l" {
 		t.Errorf("bash preview = %q", got)
 	}
-	if got := b.Summary(nil, tool.Text("a\nb\nexit code: 0")); got != "exit code: 0 · a … (+1 lines)" {
+	if got := b.Summary(nil, tool.Text("a\nb\nexit code: 0")); got != "exit code: 0 · a … (+1 line)" {
 		t.Errorf("bash summary = %q", got)
 	}
 	if got := b.Summary(nil, tool.Text("(no output)\nexit code: 1")); got != "exit code: 1 · no output" {

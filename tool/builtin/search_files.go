@@ -15,7 +15,7 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/harness9/harness9/internal/ignore"
+	"github.com/harness9/harness9/internal/lib/ignore"
 	"github.com/harness9/harness9/tool"
 )
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harness9/harness9/internal/ignore"
+	"github.com/harness9/harness9/internal/lib/ignore"
 	"github.com/harness9/harness9/tool"
 )
 

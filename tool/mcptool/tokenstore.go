@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/harness9/harness9/internal/atomicfile"
+	"github.com/harness9/harness9/internal/lib/atomicfile"
 	"golang.org/x/oauth2"
 )
 

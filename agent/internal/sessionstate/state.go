@@ -12,8 +12,10 @@
 package sessionstate
 
 import (
+	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -41,6 +43,9 @@ type State struct {
 	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
 	usage      usageMark
 	eff        effective // the last effective history of a compacted session
+	usageHook  func(ctx context.Context, sessionID, model string, u session.Usage)
+	pending    map[usageKey]session.Usage // model calls not written yet (ledger.go)
+	now        func() time.Time
 }
 
 // Option configures a State.
@@ -67,6 +72,7 @@ func New(store session.Store, opts ...Option) *State {
 		evidence: new(planning.Evidence),
 		flow:     planning.NewWorkflow(),
 		allowed:  map[string]bool{},
+		now:      time.Now,
 	}
 	for _, o := range opts {
 		o(s)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/session"
 )
 
 // The planning workflow's transitions as the engine drives them. Each one
@@ -23,16 +24,22 @@ func (s *State) StartRun(ctx context.Context) (refining bool, err error) {
 	s.Reload(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.flow.StartRun()
+	refining, err = s.flow.StartRun()
+	if refining && err == nil {
+		s.addUsageLocked(ctx, "", session.Usage{PlansRefined: 1})
+	}
+	return refining, err
 }
 
-// FinishRun settles the status of a run that ended and saves the state;
-// the state is saved even when the workflow refuses (err).
+// FinishRun settles the status of a run that ended and saves the state
+// and the run's usage; they are saved even when the workflow refuses
+// (err).
 func (s *State) FinishRun(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	err := s.flow.FinishRun()
 	s.saveLocked(ctx)
+	s.flushUsageLocked(ctx)
 	return err
 }
 
@@ -42,7 +49,11 @@ func (s *State) FinishRun(ctx context.Context) error {
 func (s *State) Submit(p planning.Plan) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.flow.Submit(p)
+	if err := s.flow.Submit(p); err != nil {
+		return err
+	}
+	s.addUsageLocked(context.Background(), "", session.Usage{PlansSubmitted: 1})
+	return nil
 }
 
 // Approvable returns the plan awaiting approval; ok is false when no plan
@@ -72,6 +83,7 @@ func (s *State) Approve(ctx context.Context, mode planning.Mode, taskDir string)
 	s.mode = mode
 	s.saveLocked(ctx)
 	s.syncModeLocked(ctx)
+	s.addUsageLocked(ctx, "", session.Usage{PlansApproved: 1})
 	return nil
 }
 
@@ -106,6 +118,7 @@ func (s *State) Cancel(ctx context.Context) (status planning.Status, err error) 
 	}
 	s.todos.Write(nil)
 	s.saveLocked(ctx)
+	s.addUsageLocked(ctx, "", session.Usage{PlansCancelled: 1})
 	return status, nil
 }
 
@@ -118,6 +131,9 @@ func (s *State) Complete(ctx context.Context, outcome planning.ExecOutcome) erro
 		return err
 	}
 	s.saveLocked(ctx)
+	if outcome == planning.ExecStalled {
+		s.addUsageLocked(ctx, "", session.Usage{PlansStalled: 1})
+	}
 	return nil
 }
 

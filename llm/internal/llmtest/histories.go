@@ -31,7 +31,7 @@ func Histories(seed uint64, n int) iter.Seq[llm.Request] {
 func histories(seed uint64, n int, yield func(llm.Request) bool) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	convs := [2]llm.Request{
-		{Model: "model-a", System: "You are a careful agent.", MaxTokens: 1024},
+		{Model: "model-a", System: "You are a careful agent.", MaxTokens: 1024, Effort: llm.EffortMedium},
 		{Model: "model-b", System: "", MaxTokens: 0},
 	}
 	call := 0
@@ -44,7 +44,8 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			}
 			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleUser, Content: text})
 		case 1:
-			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("thinking %d", r.IntN(100))})
+			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleAssistant, Content: fmt.Sprintf("thinking %d", r.IntN(100)),
+				ReasoningBlocks: blocks(r, call, 0)})
 		default:
 			k := 1 + r.IntN(3)
 			var calls []llm.ToolCall
@@ -57,7 +58,8 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			if r.IntN(2) == 0 {
 				text = "Calling tools."
 			}
-			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls})
+			c.Messages = append(c.Messages, llm.Message{Role: llm.RoleAssistant, Content: text, ToolCalls: calls,
+				ReasoningBlocks: blocks(r, call, len(calls))})
 			for _, tc := range calls {
 				m := llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: "package main " + tc.ID}
 				if r.IntN(5) == 0 {
@@ -73,7 +75,7 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 	cur := 0
 	for made := 0; made < n; {
 		c := &convs[cur]
-		switch op := r.IntN(27); {
+		switch op := r.IntN(28); {
 		case op < 12 || len(c.Messages) < 4:
 			turn(c)
 		case op == 12:
@@ -99,6 +101,7 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 		case op == 17:
 			c.Model = fmt.Sprintf("model-%d", r.IntN(3))
 			c.MaxTokens = r.IntN(3) * 512
+			c.Effort = []llm.Effort{llm.EffortDefault, llm.EffortLow, llm.EffortHigh}[r.IntN(3)]
 		case op == 18:
 			// An image's bytes changed in place.
 			for i := range c.Messages {
@@ -146,6 +149,18 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			case 3:
 				m.Reasoning += "hmm"
 			}
+		case op == 26 && r.IntN(2) == 0:
+			// A reasoning block rewritten in place, or dropped.
+			for i := range c.Messages {
+				if m := &c.Messages[i]; len(m.ReasoningBlocks) > 0 && r.IntN(2) == 0 {
+					if r.IntN(2) == 0 {
+						m.ReasoningBlocks[0].Signature += "x"
+					} else {
+						m.ReasoningBlocks = m.ReasoningBlocks[1:]
+					}
+					break
+				}
+			}
 		case op == 23:
 			// A picture added to an existing message, or its type changed.
 			m := &c.Messages[r.IntN(len(c.Messages))]
@@ -157,7 +172,7 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 		case op == 24:
 			// The whole history dropped (a new session on the provider).
 			c.Messages = c.Messages[:0:0]
-		case op == 25:
+		case op == 25 || op == 26:
 			// The same history sent again (a retry by the caller).
 		default:
 			cur = 1 - cur
@@ -235,4 +250,33 @@ func CheckResumedBodies(t testing.TB, seed uint64, n int, build func(llm.Request
 	if reused < n/4 {
 		t.Fatalf("only %d of %d bodies reused the previous body's buffer", reused, n)
 	}
+}
+
+// providers names the providers whose reasoning blocks a history holds: a
+// provider under test sends back those it issued itself, under the name
+// each test gives it, and leaves out the others.
+var providers = []string{"openai", "anthropic", "responses", "other"}
+
+// blocks returns the reasoning blocks of an assistant message with calls
+// tool calls, now and then none: thinking (signed), redacted thinking and
+// Responses reasoning items, some between the calls.
+func blocks(r *rand.Rand, seq, calls int) []llm.ReasoningBlock {
+	if r.IntN(3) == 0 {
+		return nil
+	}
+	var out []llm.ReasoningBlock
+	for k := range 1 + r.IntN(3) {
+		prov := providers[r.IntN(len(providers))]
+		b := llm.ReasoningBlock{Provider: prov, After: min(k, calls)}
+		switch r.IntN(3) {
+		case 0:
+			b.Type, b.Text, b.Signature = "thinking", fmt.Sprintf("I should look <%d> & \"see\"", seq), fmt.Sprintf("sig%d==", seq)
+		case 1:
+			b.Type, b.Data = "redacted_thinking", fmt.Sprintf("opaque%d", seq)
+		default:
+			b.Type, b.Data = "reasoning", fmt.Sprintf(`{"type":"reasoning","id":"rs_%d","summary":[],"encrypted_content":"enc%d"}`, seq, k)
+		}
+		out = append(out, b)
+	}
+	return out
 }

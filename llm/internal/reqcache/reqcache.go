@@ -135,7 +135,7 @@ func (c *Messages[V]) EncodeIDs(msgs []llm.Message, encode func(llm.Message) (V,
 		}
 		// Rewriting last in place is safe: position i is never read again
 		// in this call.
-		sl := slot[V]{e: e, v: e.v, id: e.id, seen: *m, calls: sumCalls(m.ToolCalls)}
+		sl := slot[V]{e: e, v: e.v, id: e.id, seen: *m, calls: sumCalls(m.ToolCalls), blocks: e.msg.ReasoningBlocks}
 		if i < len(last) {
 			last[i] = sl
 		} else {
@@ -225,6 +225,7 @@ func newEntry[V any](m *llm.Message, v V, now uint64) *entry[V] {
 	}
 	e.msg.Images = nil
 	e.images = sumImages(m.Images)
+	e.msg.ReasoningBlocks = append([]llm.ReasoningBlock(nil), m.ReasoningBlocks...)
 	return e
 }
 
@@ -235,7 +236,8 @@ func (e *entry[V]) matches(m *llm.Message) bool {
 	a := &e.msg
 	if a.Role != m.Role || !same(a.Content, m.Content) || !same(a.Reasoning, m.Reasoning) ||
 		!same(a.ToolCallID, m.ToolCallID) || !same(a.Name, m.Name) || a.IsError != m.IsError ||
-		len(a.ToolCalls) != len(m.ToolCalls) || len(e.images) != len(m.Images) {
+		len(a.ToolCalls) != len(m.ToolCalls) || len(e.images) != len(m.Images) ||
+		!sameBlocks(a.ReasoningBlocks, m.ReasoningBlocks, same) {
 		return false
 	}
 	for i, im := range m.Images {
@@ -266,6 +268,9 @@ type slot[V any] struct {
 	id    uint64
 	seen  llm.Message // a shallow copy: its strings and slices are the caller's
 	calls uint64      // sumCalls of its tool calls then
+	// blocks is a copy of the reasoning blocks then: their slice is the
+	// caller's and may be written in place.
+	blocks []llm.ReasoningBlock
 }
 
 // holds reports whether m is, unchanged, the message the slot saw. It
@@ -276,10 +281,27 @@ func (s *slot[V]) holds(m *llm.Message) bool {
 	a := &s.seen
 	if s.e == nil || a.Role != m.Role || !identical(a.Content, m.Content) || !identical(a.Reasoning, m.Reasoning) ||
 		!identical(a.ToolCallID, m.ToolCallID) || !identical(a.Name, m.Name) || a.IsError != m.IsError ||
-		len(a.ToolCalls) != len(m.ToolCalls) || len(a.Images) > 0 || len(m.Images) > 0 {
+		len(a.ToolCalls) != len(m.ToolCalls) || len(a.Images) > 0 || len(m.Images) > 0 ||
+		!sameBlocks(s.blocks, m.ReasoningBlocks, identical) {
 		return false
 	}
 	return len(m.ToolCalls) == 0 || sumCalls(m.ToolCalls) == s.calls
+}
+
+// sameBlocks reports whether two lists of reasoning blocks are equal,
+// their strings compared with eq.
+func sameBlocks(a, b []llm.ReasoningBlock, eq func(x, y string) bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.After != y.After || !eq(x.Provider, y.Provider) || !eq(x.Type, y.Type) || !eq(x.Text, y.Text) ||
+			!eq(x.Signature, y.Signature) || !eq(x.Data, y.Data) {
+			return false
+		}
+	}
+	return true
 }
 
 // identical reports whether a and b are the same bytes at the same address.

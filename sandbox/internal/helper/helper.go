@@ -48,6 +48,13 @@ func run(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
+	if err := closeInherited(spec.lastFile()); err != nil {
+		return fail(err)
+	}
+	env, err := readEnv(spec.Env)
+	if err != nil {
+		return fail(err)
+	}
 	// Every per-thread attribute (capabilities, no_new_privs, Landlock,
 	// seccomp) is set on this thread, which then executes or forks the
 	// command.
@@ -66,12 +73,12 @@ func run(args []string) int {
 	}
 	switch spec.Mode {
 	case ModeExec:
-		if err := execConfined(spec, args[1], args[2:]); err != nil {
+		if err := execConfined(spec, args[1], args[2:], env); err != nil {
 			return fail(err)
 		}
 		return 0
 	case ModeSupervise:
-		return supervise(spec, args[1], args[2:])
+		return supervise(spec, args[1], args[2:], env)
 	}
 	return fail(errors.New("unknown helper mode " + strconv.Quote(spec.Mode)))
 }
@@ -104,7 +111,7 @@ func (e *stepError) Unwrap() error { return e.err }
 // network) namespaces: it mounts a /proc that shows only the command's
 // processes, confines this thread and executes the command. It returns
 // only on failure.
-func execConfined(spec Spec, path string, argv []string) error {
+func execConfined(spec Spec, path string, argv, env []string) error {
 	if err := mapSelf(spec); err != nil {
 		return err
 	}
@@ -126,7 +133,56 @@ func execConfined(spec Spec, path string, argv []string) error {
 	if err := confineThread(spec); err != nil {
 		return err
 	}
-	return wrap(path, syscall.Exec(path, argv, os.Environ()))
+	return wrap(path, syscall.Exec(path, argv, env))
+}
+
+// closeInherited marks every file descriptor above last close-on-exec:
+// those the harness passed on purpose end at last, and whatever else this
+// process holds it inherited from the harness, which inherited it without
+// close-on-exec from whatever started it (a socket to a daemon, a
+// terminal, a job runner's pipe). The command gets none of them. (Marked,
+// not closed: the Go runtime may already have opened descriptors of its
+// own above last.)
+func closeInherited(last int) error {
+	const closeRangeCloexec = 1 << 2
+	if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(last+1), ^uintptr(0)>>32, closeRangeCloexec); e != 0 {
+		return wrap("marking inherited files close-on-exec", e)
+	}
+	return nil
+}
+
+// readEnv reads the command's environment from the file descriptor fd
+// (none when 0) and closes it.
+func readEnv(fd int) ([]string, error) {
+	if fd <= 0 {
+		return nil, nil
+	}
+	defer syscall.Close(fd)
+	var b []byte
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := syscall.Pread(fd, buf, int64(len(b)))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, wrap("reading the command's environment", err)
+		}
+		if n == 0 {
+			break
+		}
+		b = append(b, buf[:n]...)
+	}
+	var env []string
+	for len(b) > 0 {
+		i := strings.IndexByte(string(b), 0)
+		if i < 0 {
+			i = len(b)
+		}
+		env = append(env, string(b[:i]))
+		b = b[min(i+1, len(b)):]
+	}
+	return env, nil
 }
 
 // mapSelf writes a user's id maps: an unprivileged process may map its own

@@ -19,8 +19,14 @@ const (
 // Spec tells the helper what to do. It travels as the helper's first
 // argument (Encode), followed by the command's path and argv.
 type Spec struct {
-	Mode     string
-	Ruleset  int    // the Landlock ruleset's file descriptor, inherited
+	Mode    string
+	Ruleset int // the Landlock ruleset's file descriptor, inherited
+	// Env is the inherited file descriptor of a file holding the command's
+	// environment (NUL-terminated entries), 0 for none. The helper itself
+	// runs with an empty one: it runs before the command is confined, and
+	// the command's environment (an MCP server's from a project's
+	// .mcp.json) could name a library for the dynamic loader to preload.
+	Env      int
 	Restrict uint32 // landlock_restrict_self flags
 	Proc     bool   // grant reading the fresh /proc
 	// UID and GID, when UID >= 0, are a user's ids, which the helper maps
@@ -49,6 +55,7 @@ func (s Spec) Encode() string {
 	kv := []string{
 		"mode=" + s.Mode,
 		"ruleset=" + strconv.Itoa(s.Ruleset),
+		"env=" + strconv.Itoa(s.Env),
 		"restrict=" + strconv.FormatUint(uint64(s.Restrict), 10),
 		"proc=" + strconv.FormatBool(s.Proc),
 		"uid=" + strconv.Itoa(s.UID),
@@ -74,6 +81,8 @@ func Decode(arg string) (Spec, error) {
 			s.Mode = v
 		case "ruleset":
 			s.Ruleset, err = strconv.Atoi(v)
+		case "env":
+			s.Env, err = strconv.Atoi(v)
 		case "restrict":
 			var n uint64
 			n, err = strconv.ParseUint(v, 10, 32)
@@ -111,3 +120,6 @@ func Decode(arg string) (Spec, error) {
 	}
 	return s, nil
 }
+
+// lastFile is the highest file descriptor the harness passed on purpose.
+func (s Spec) lastFile() int { return max(2, s.Ruleset, s.Env) }

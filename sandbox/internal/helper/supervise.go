@@ -19,7 +19,7 @@ import (
 // its descendant, forks the command from a confined thread, and once the
 // command has exited kills every descendant left. It exits as the command
 // did.
-func supervise(spec Spec, path string, argv []string) int {
+func supervise(spec Spec, path string, argv, env []string) int {
 	if err := prctl(prSetChildSubreaper, 1); err != nil {
 		return fail(wrap("prctl(PR_SET_CHILD_SUBREAPER)", err))
 	}
@@ -37,7 +37,7 @@ func supervise(spec Spec, path string, argv []string) int {
 	if err := setLimits(spec.Limits); err != nil {
 		return fail(err)
 	}
-	pid, err := forkConfined(spec, path, argv)
+	pid, err := forkConfined(spec, path, argv, env)
 	if err != nil {
 		return fail(wrap(path, err))
 	}
@@ -63,11 +63,11 @@ func supervise(spec Spec, path string, argv []string) int {
 	return status.ExitStatus()
 }
 
-// forkConfined starts the command from a new OS thread that enters the
-// Landlock domain and the seccomp filter first and is never given back to
+// forkConfined starts the command from a new OS thread that drops
+// capabilities and enters the Landlock domain and the seccomp filter first and is never given back to
 // the Go scheduler (the runtime ends a locked thread whose goroutine
 // returns), so the helper itself stays unconfined.
-func forkConfined(spec Spec, path string, argv []string) (int, error) {
+func forkConfined(spec Spec, path string, argv, env []string) (int, error) {
 	files := []uintptr{0, 1, 2}
 	for fd := 3; fd < spec.Ruleset; fd++ { // the caller's ExtraFiles come before the ruleset
 		files = append(files, uintptr(fd))
@@ -79,11 +79,21 @@ func forkConfined(spec Spec, path string, argv []string) (int, error) {
 	done := make(chan result, 1)
 	go func() {
 		runtime.LockOSThread()
+		// Root's command keeps only the file-permission capabilities
+		// (spec.Keep), as in a user namespace: with all of them it would
+		// administer the machine (its host name, its network through
+		// netlink) and read other processes' memory and environment,
+		// the harness's included (CAP_SYS_PTRACE passes its undumpable
+		// mark).
+		if err := dropCapabilities(spec.Keep); err != nil {
+			done <- result{err: err}
+			return
+		}
 		if err := confineThread(spec); err != nil {
 			done <- result{err: err}
 			return
 		}
-		pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: os.Environ(), Files: files})
+		pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: files})
 		done <- result{pid, err}
 	}()
 	r := <-done

@@ -28,6 +28,7 @@ const (
 	seccompSetModeFilter  = 1
 	sysLandlockAddRule    = 445 // the same number on every architecture
 	sysLandlockRestrict   = 446
+	sysCloseRange         = 436 // the same number on every architecture
 	landlockRulePathBelow = 1
 	// Reading a directory tree: execute, read file, read directory.
 	landlockRead = 1<<0 | 1<<2 | 1<<3

@@ -1,0 +1,128 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/harness9/harness9/llm"
+)
+
+// With --sandbox off the permission question says the user turned the
+// sandbox off, not that it is missing (issue 24, item 2).
+func TestTUISandboxOffIsSaidSo(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [{"calls": [{"name": "bash", "input": {"command": "echo hi"}}]}, {"text": "ok"}]}`)
+	r := h.newTerm()
+	r.start(100, 30, nil, "-C", h.workdir, "-m", model, "--sandbox", "off")
+	r.waitText("SANDBOX OFF")
+	r.send("say hi")
+	s := r.waitText("Allow bash?")
+	if !strings.Contains(s, "the kernel sandbox is turned off") || strings.Contains(s, "not available") {
+		t.Errorf("the question does not say the sandbox was turned off:\n%s", s)
+	}
+}
+
+// historyHas reports whether the TUI's input history file holds entry.
+func historyHas(h *harness, entry string) bool {
+	data, _ := os.ReadFile(filepath.Join(h.home, "history"))
+	for _, line := range strings.Split(string(data), "\n") {
+		var s string
+		if json.Unmarshal([]byte(line), &s) == nil && s == entry {
+			return true
+		}
+	}
+	return false
+}
+
+// A draft is never lost (item 3): Ctrl+C during a turn puts it into the
+// history and leaves the turn running; ↑ brings it back; Ctrl+C twice with
+// a draft quits with the draft in the history.
+func TestTUIDraftSurvivesCtrlC(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [{"text": "A long answer that streams slowly, piece by piece, for a while.", "chunk_size": 3, "delay_ms": 200}]}`)
+	r := h.openTUI(100, 30, "-m", model)
+	r.send("long task")
+	r.waitText("A long")
+	r.text("precious draft words")
+	r.waitText("precious draft words")
+	r.keys("C-c")
+	s := r.waitText("draft cleared")
+	if !strings.Contains(s, "running") {
+		t.Errorf("the Ctrl+C that cleared the draft also stopped the turn:\n%s", s)
+	}
+	r.waitFor("the history file", func(string) bool { return historyHas(h, "precious draft words") })
+	r.keys("Up")
+	r.waitText("│ precious draft words")
+	r.waitText("for a while.")
+	r.keys("C-u")
+	r.text("second draft")
+	r.waitText("second draft")
+	r.keys("C-c", "C-c")
+	if code := r.exited(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if !historyHas(h, "second draft") {
+		data, _ := os.ReadFile(filepath.Join(h.home, "history"))
+		t.Errorf("quitting lost the draft; history:\n%s", data)
+	}
+}
+
+// A paste whose line breaks arrive as CR (tmux, most terminals) is a
+// multi-line paste whatever its size (item 4): 30 and 120 lines show as
+// "[pasted #N: … lines]" and reach the model with LF line breaks.
+func TestTUIPasteWithCarriageReturns(t *testing.T) {
+	h := newHarness(t)
+	model := h.script(`{"turns": [{"text": "got the first"}, {"text": "got the second"}]}`)
+	r := h.openTUI(100, 30, "-m", model)
+	var want []string
+	for i, n := range []int{30, 120} {
+		var lines []string
+		for j := 1; j <= n; j++ {
+			lines = append(lines, fmt.Sprintf("paste %d line %d: some text of a log", i+1, j))
+		}
+		want = append(want, strings.Join(lines, "\n"))
+		r.paste(strings.Join(lines, "\n"))
+		r.waitText(fmt.Sprintf("[pasted #%d: %d lines]", i+1, n))
+		r.keys("Enter")
+		r.waitText(map[int]string{0: "got the first", 1: "got the second"}[i])
+	}
+	if s := r.all(); strings.Contains(s, `\x0d`) || strings.Contains(s, "^M") {
+		t.Errorf("a carriage return reached the transcript:\n%s", s)
+	}
+	// What the model got, from the store.
+	var users []string
+	for _, m := range h.storedMessages(t) {
+		if m.Role == llm.RoleUser {
+			users = append(users, m.Content)
+		}
+	}
+	if len(users) != 2 || users[0] != want[0] || users[1] != want[1] {
+		t.Errorf("the prompts stored are not the pasted lines joined by LF:\n%q", users)
+	}
+}
+
+// storedMessages is the newest session's history, read with sessions show.
+func (h *harness) storedMessages(t *testing.T) []llm.Message {
+	t.Helper()
+	var list []struct{ ID string }
+	deadline := time.Now().Add(10 * time.Second)
+	for len(list) == 0 && time.Now().Before(deadline) {
+		r := h.run("", "sessions", "list", "--json", "-C", h.workdir)
+		_ = json.Unmarshal([]byte(r.stdout), &list)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(list) == 0 {
+		t.Fatal("no session stored")
+	}
+	r := h.run("", "sessions", "show", list[0].ID, "--json")
+	var d struct{ Messages []llm.Message }
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("sessions show: %v\n%s", err, r.stdout)
+	}
+	return d.Messages
+}

@@ -1,6 +1,0 @@
-package server
-
-import "time"
-
-// Sweep runs the idle sweep as if the time were now.
-func Sweep(s *Server, now time.Time) { s.sweep(now) }

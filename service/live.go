@@ -1,0 +1,256 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/lib/eventjson"
+	"github.com/harness9/harness9/planning"
+)
+
+// live is the server's side of one session: its event hub, and while the
+// server drives it, the open Session, the run in progress and the
+// permission asks waiting for an answer.
+type live struct {
+	srv *Server
+	id  string
+	hub *hub
+
+	mu      sync.Mutex
+	sess    Session // nil until an action opens the session
+	running bool
+	cancel  context.CancelFunc
+	asks    map[string]*agent.ApprovalRequest
+	// watchers counts the event streams connected; last is when the
+	// session was last used; released says the idle sweep dropped this
+	// record (a request that still holds it takes a new one).
+	watchers int
+	last     time.Time
+	released bool
+	// lastRun is how the newest run this server drove ended (a Done
+	// event's status): the session's status goes back to idle when a plan
+	// completes, and the outcome must still be visible.
+	lastRun string
+}
+
+// conflictError is an action the session's state does not allow now (409).
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+
+func conflict(format string, args ...any) error { return &conflictError{fmt.Sprintf(format, args...)} }
+
+// begin claims the open session for one run and returns it; the caller
+// must call start or end.
+func (l *live) begin() (Session, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released {
+		return nil, conflict("session %s was released as idle while this request reached it; retry", l.id)
+	}
+	if l.sess == nil {
+		return nil, conflict("session %s is not open: the server is shutting down; retry after it restarts", l.id)
+	}
+	if l.running {
+		return nil, conflict("session %s is running; wait for its done event or cancel it (POST /api/sessions/%s/cancel)", l.id, l.id)
+	}
+	l.running = true
+	return l.sess, nil
+}
+
+// end gives the claim back and tells subscribers the state.
+func (l *live) end() {
+	l.mu.Lock()
+	l.running, l.cancel, l.last = false, nil, time.Now()
+	clear(l.asks)
+	l.mu.Unlock()
+	l.publishState()
+}
+
+// start runs events in the background under a claim taken with begin.
+// The run outlives the request that started it (rctx), but belongs to its
+// trace: its spans are the request span's children.
+func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq[agent.Event]) error {
+	ctx, cancel, ok := l.srv.runContext()
+	if !ok {
+		l.end()
+		return conflict("the server is shutting down; retry after it restarts")
+	}
+	if sc := trace.SpanContextFromContext(rctx); sc.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, sc)
+	}
+	l.mu.Lock()
+	l.cancel = cancel
+	l.mu.Unlock()
+	go func() {
+		defer l.srv.runs.Done()
+		defer cancel()
+		defer l.end()
+		for ev := range events(ctx) {
+			if req, ok := ev.(*agent.ApprovalRequest); ok {
+				l.ask(req)
+				continue
+			}
+			if d, ok := ev.(agent.Done); ok {
+				l.mu.Lock()
+				l.lastRun = string(d.Status)
+				l.mu.Unlock()
+			}
+			if o := eventjson.Event(ev); o != nil {
+				l.hub.publish(o)
+			}
+		}
+	}()
+	return nil
+}
+
+// ask registers a permission ask and announces it.
+func (l *live) ask(req *agent.ApprovalRequest) {
+	l.mu.Lock()
+	if l.asks == nil {
+		l.asks = map[string]*agent.ApprovalRequest{}
+	}
+	l.asks[req.Call.ID] = req
+	l.mu.Unlock()
+	l.hub.publish(askObject(req))
+}
+
+func askObject(req *agent.ApprovalRequest) eventjson.Object {
+	rules := req.Rules
+	if rules == nil {
+		rules = []string{}
+	}
+	return eventjson.Object{}.Set("type", "permission_ask", "id", req.Call.ID, "tool", req.Call.Name,
+		"input", eventjson.RawOrEmpty(req.Call.Input), "preview", req.Preview, "why", req.Why, "rules", rules)
+}
+
+// pendingAsks lists the asks waiting for an answer, by id.
+func (l *live) pendingAsks() []*agent.ApprovalRequest {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*agent.ApprovalRequest, 0, len(l.asks))
+	for _, r := range l.asks {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Call.ID < out[j].Call.ID })
+	return out
+}
+
+// answer settles one permission ask, once.
+func (l *live) answer(askID, answer, reason string) error {
+	l.mu.Lock()
+	req, ok := l.asks[askID]
+	delete(l.asks, askID)
+	l.mu.Unlock()
+	if !ok {
+		return &notFoundError{fmt.Sprintf("no permission ask %q is waiting in session %s (already answered, or its run ended)", askID, l.id)}
+	}
+	switch answer {
+	case "allow":
+		req.Respond(agent.AllowOnce, "")
+	case "always":
+		if len(req.Rules) > 0 {
+			req.Respond(agent.AllowProject, "")
+		} else {
+			req.Respond(agent.AllowSession, "")
+		}
+	default:
+		req.Respond(agent.Deny, reason)
+	}
+	l.hub.publish(eventjson.Object{}.Set("type", "permission_answered", "id", askID, "answer", answer))
+	return nil
+}
+
+// review carries out a review choice, exactly once: of two reviewers
+// answering the same plan at once, one gets a conflict.
+func (l *live) review(rctx context.Context, choice planning.ReviewChoice, feedback string) error {
+	sess, err := l.begin()
+	if err != nil {
+		return err
+	}
+	if st := sess.Snapshot().Status; st != planning.StatusAwaitingApproval {
+		l.end()
+		return conflict("session %s has no plan awaiting approval (status %s); it may have been reviewed already", l.id, st)
+	}
+	start, err := sess.Review(choice, feedback)
+	if err != nil {
+		l.end()
+		return conflict("review: %v", err)
+	}
+	l.hub.publish(eventjson.Object{}.Set("type", "review", "choice", choiceName(choice), "feedback", feedback))
+	if start == nil {
+		l.end()
+		return nil
+	}
+	return l.start(rctx, start)
+}
+
+// stop cancels the run in progress. A Remote session's work is cancelled
+// where it runs; the run following it here then ends by itself.
+func (l *live) stop(ctx context.Context) error {
+	l.mu.Lock()
+	sess, running, cancel := l.sess, l.running, l.cancel
+	l.mu.Unlock()
+	if rem, ok := sess.(Remote); ok {
+		if err := rem.Cancel(ctx); err != nil {
+			return conflict("session %s has no run in progress: %v", l.id, err)
+		}
+		return nil
+	}
+	if !running || cancel == nil {
+		return conflict("session %s has no run in progress", l.id)
+	}
+	cancel()
+	return nil
+}
+
+// publishState tells subscribers the session's status after a change.
+func (l *live) publishState() {
+	l.mu.Lock()
+	sess, running, lastRun := l.sess, l.running, l.lastRun
+	l.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	snap := sess.Snapshot()
+	o := eventjson.Object{}.Set("type", "state", "status", string(snap.Status), "mode", snap.Mode.String(),
+		"running", running, "next", snap.Next.String())
+	if lastRun != "" {
+		o = o.Set("last_run", lastRun)
+	}
+	l.hub.publish(o)
+}
+
+// Review choices as the API names them.
+var reviewChoices = map[string]planning.ReviewChoice{
+	"approve_auto":    planning.ReviewApprove,
+	"approve_confirm": planning.ReviewApproveConfirm,
+	"refine":          planning.ReviewRefine,
+	"cancel":          planning.ReviewCancel,
+}
+
+func choiceName(c planning.ReviewChoice) string {
+	for k, v := range reviewChoices {
+		if v == c {
+			return k
+		}
+	}
+	return c.String()
+}
+
+func choiceNames() string {
+	names := make([]string, 0, len(reviewChoices))
+	for k := range reviewChoices {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
