@@ -2,15 +2,22 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/harness9/harness9/internal/mention"
+	"github.com/harness9/harness9/internal/tui"
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/tool/mcptool"
 )
 
 // mcpPromptTimeout bounds fetching one MCP prompt.
 const mcpPromptTimeout = 30 * time.Second
+
+// resourceListTimeout bounds listing the servers' resources for one
+// completion.
+const resourceListTimeout = 10 * time.Second
 
 // mcpPromptPrefix starts the slash command of every MCP prompt.
 const mcpPromptPrefix = "/mcp__"
@@ -54,4 +61,53 @@ func (rt *wiring) resources() mention.Resources {
 		return nil
 	}
 	return rt.mcp
+}
+
+// attach prepares a prompt, after a custom command's expansion, as run
+// and the TUI send it: a line calling an MCP prompt becomes the server's
+// prompt (its pictures dropped, with a note, for a model without vision);
+// otherwise the files and resources the prompt mentions with @ are
+// appended. The server's text is not searched for mentions: only what the
+// user typed attaches files. notes say what was attached or left out.
+func (rt *wiring) attach(ctx context.Context, prompt string) (text string, images []llm.Image, notes []string, err error) {
+	e, ok, err := rt.expandMCPPrompt(ctx, prompt)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if ok {
+		images = e.Images
+		if len(images) > 0 && !vision(rt.resolved) {
+			e.Notes = append(e.Notes, fmt.Sprintf("the prompt's %d picture(s) were left out: %s does not accept images", len(images), rt.cfg.Model))
+			images = nil
+		}
+		return e.Text, images, e.Notes, nil
+	}
+	if !strings.Contains(prompt, "@") {
+		return prompt, nil, nil, nil
+	}
+	x := mention.ExpandAll(ctx, rt.ws, prompt, rt.resources(), vision(rt.resolved))
+	if sum := mention.Summary(x.Report); sum != "" {
+		notes = append(notes, sum)
+	}
+	return x.Text, x.Images, notes, nil
+}
+
+// tuiAttach is attach as the TUI's Options.Attach.
+func (rt *wiring) tuiAttach(ctx context.Context, prompt string) (tui.Attachment, error) {
+	text, images, notes, err := rt.attach(ctx, prompt)
+	return tui.Attachment{Prompt: text, Images: images, Summary: strings.Join(notes, "\n")}, err
+}
+
+// resourceCompletion completes "@server:uri" from the connected servers'
+// resources and templates (a template up to its first variable), off the
+// TUI's loop.
+func (rt *wiring) resourceCompletion(ctx context.Context) func(prefix string) []string {
+	return func(prefix string) []string {
+		if rt.mcp == nil {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, resourceListTimeout)
+		defer cancel()
+		return mention.CompleteResources(rt.mcp.Resources(ctx), prefix)
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -191,31 +190,18 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	}
 	defer rt.Close()
 	var runOpts agent.RunOptions
-	var attached []llm.Image
 	if expanded, o, note, ok := rt.expandCommand(prompt); ok {
 		if note != "" {
 			rt.notice(note)
 		}
 		prompt, runOpts = expanded, o
-	} else if e, ok, err := rt.expandMCPPrompt(ctx, prompt); ok {
-		if err != nil {
-			return err
-		}
-		for _, n := range e.Notes {
-			rt.notice(n)
-		}
-		prompt, attached = e.Text, e.Images
-		if len(attached) > 0 && !vision(rt.resolved) {
-			rt.notice(fmt.Sprintf("the prompt's %d picture(s) were left out: %s does not accept images", len(attached), rt.cfg.Model))
-			attached = nil
-		}
 	}
-	if strings.Contains(prompt, "@") {
-		e := mention.ExpandAll(ctx, rt.ws, prompt, rt.resources(), vision(rt.resolved))
-		if sum := mention.Summary(e.Report); sum != "" {
-			rt.notice(sum)
-		}
-		prompt, attached = e.Text, append(attached, e.Images...)
+	prompt, attached, notes, err := rt.attach(ctx, prompt)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		rt.notice(n)
 	}
 	if err := checkPromptSize(rt, prompt); err != nil {
 		return err

@@ -15,7 +15,6 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/demo"
 	"github.com/harness9/harness9/internal/memory"
-	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/internal/tui"
 	"github.com/harness9/harness9/llm"
@@ -191,11 +190,9 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			files, _, err := builtin.Files(ctx, rt.ws, maxCompletionFiles)
 			return files, err
 		},
-		Attach: func(prompt string) (string, string) {
-			expanded, report := mention.Expand(rt.ws, prompt)
-			return expanded, mention.Summary(report)
-		},
-		Models: func() []string { return rt.cfg.ModelChoices(os.Getenv) },
+		Mentions: []func(string) []string{rt.resourceCompletion(ctx)},
+		Attach:   rt.tuiAttach,
+		Models:   func() []string { return rt.cfg.ModelChoices(os.Getenv) },
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},

@@ -122,3 +122,38 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// maxResourceCompletions is how many "@server:uri" candidates
+// CompleteResources returns.
+const maxResourceCompletions = 50
+
+// CompleteResources returns the "server:uri" mentions of list that start
+// with prefix (case-insensitively), resources first, then templates; a
+// template is offered up to its first variable ("demo://text/" for
+// "demo://text/{id}"), for the user to type the rest.
+func CompleteResources(list []mcptool.Resource, prefix string) []string {
+	var fixed, templates []string
+	seen := map[string]bool{}
+	lp := strings.ToLower(prefix)
+	for _, r := range list {
+		uri := r.URI
+		if r.Template {
+			uri, _, _ = strings.Cut(uri, "{")
+		}
+		cand := r.Server + ":" + uri
+		if seen[cand] || !strings.HasPrefix(strings.ToLower(cand), lp) {
+			continue
+		}
+		seen[cand] = true
+		if r.Template {
+			templates = append(templates, cand)
+		} else {
+			fixed = append(fixed, cand)
+		}
+	}
+	out := append(fixed, templates...)
+	if len(out) > maxResourceCompletions {
+		out = out[:maxResourceCompletions]
+	}
+	return out
+}

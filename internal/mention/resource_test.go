@@ -84,3 +84,26 @@ func TestExpandAttachesResources(t *testing.T) {
 		t.Errorf("a model without vision got %d images: %s", len(e.Images), Summary(e.Report))
 	}
 }
+
+// Completion offers the matching "server:uri" mentions, resources before
+// templates, a template up to its first variable, each once.
+func TestCompleteResources(t *testing.T) {
+	list := []mcptool.Resource{
+		{Server: "docs", URI: "file:///guide.md"},
+		{Server: "docs", URI: "docs://pages/{id}", Template: true},
+		{Server: "docs", URI: "docs://pages/{id}/raw", Template: true},
+		{Server: "docs", URI: "docs://pages/intro"},
+		{Server: "other", URI: "docs://pages/x"},
+	}
+	got := CompleteResources(list, "Docs:docs://")
+	want := []string{"docs:docs://pages/intro", "docs:docs://pages/"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("docs:docs:// → %q, want %q", got, want)
+	}
+	if got := CompleteResources(list, "d"); len(got) != 3 {
+		t.Errorf("d → %q", got)
+	}
+	if got := CompleteResources(list, "nothing"); got != nil {
+		t.Errorf("nothing → %q", got)
+	}
+}
