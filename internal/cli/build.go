@@ -356,6 +356,9 @@ type engineOptions struct {
 	// contextWindow overrides the configured window (0: none): a durable
 	// workflow's, started with run --context-window.
 	contextWindow int
+	// userInput: someone answers the engine's InputRequest events (the
+	// TUI), so an MCP server's elicitation is asked, not declined.
+	userInput bool
 }
 
 // setModel makes name the model of the engines opened from now on (the
@@ -387,6 +390,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	}
 	if rt.tel != nil {
 		opts = append(opts, agent.WithObserver(rt.tel.Telemetry))
+	}
+	if o.userInput {
+		opts = append(opts, agent.WithUserInput(true))
 	}
 	if !o.noClaim {
 		opts = append(opts, agent.WithSessionClaim(rt.claim))

@@ -165,7 +165,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 	return tui.Options{
 		Memory: &book,
 		NewEngine: func(resumeID string) (tui.Engine, error) {
-			return rt.newEngine(engineOptions{resumeID: resumeID})
+			return rt.newEngine(engineOptions{resumeID: resumeID, userInput: true})
 		},
 		LoadImage: func(path string) (llm.Image, error) {
 			return loadImage(rt.ws, promptPath(rt.cfg.Workdir, path))

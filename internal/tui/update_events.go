@@ -104,6 +104,8 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 		m.note(fmt.Sprintf("The model's answer was cut off (%s); asking again (retry %d).", ev.Reason, ev.Attempt))
 	case *agent.ApprovalRequest:
 		return m.askPermission(ev)
+	case *agent.InputRequest:
+		return m.askInput(ev)
 	case agent.Done:
 		m.finishText("")
 		m.handleDone(ev)
@@ -158,6 +160,7 @@ func (m *model) handleStreamEnd() tea.Cmd {
 	}
 	// The run ended while asking: nobody waits for the answers any more.
 	m.denyPermissions("the turn ended")
+	m.cancelInputs()
 	for id, b := range m.calls { // calls that never got a result
 		b.done, b.isError, b.result, b.dirty = true, true, "interrupted", true
 		delete(m.calls, id)

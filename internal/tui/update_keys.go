@@ -185,6 +185,7 @@ func (m *model) cancelTurn() {
 		m.cancel()
 	}
 	m.denyPermissions("the user cancelled the turn")
+	m.cancelInputs()
 	m.layout()
 }
 
