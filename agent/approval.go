@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/harness9/harness9/internal/lib/driver"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
@@ -98,9 +99,11 @@ func permissionCall(t tool.Tool, call llm.ToolCall) permission.Call {
 }
 
 // askUser settles a call needsApproval held back: a deny rule refuses it;
+// an answer the host was given for it (Loop.Answers) settles it;
 // otherwise it emits an ApprovalRequest and blocks until the consumer
 // answers or the run ends. ok is false when the call must not run; res is
-// then the result the model sees.
+// then the result the model sees. A host that cannot wait (awaitAnswer)
+// leaves the call unsettled: l.asked is set and the batch stops there.
 func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Result, ok bool) {
 	d, _ := l.decide(call)
 	if d.Action == permission.Deny {
@@ -113,8 +116,15 @@ func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Res
 		Rules: permission.Suggest(permissionCall(t, call), l.e.cfg.workdir),
 		reply: make(chan approvalReply, 1),
 	}
-	l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionAsked, Rule: d.Rule()})
 	cancelled := tool.Errorf("%s was cancelled while waiting for the user's approval", call.Name)
+	if a, given := l.answers[call.ID]; given {
+		if a.Cancelled {
+			l.s.cancel() // the run was cancelled while the question waited: the calls after it end as cancelled
+			return cancelled, false
+		}
+		return l.settle(call, req, replyFor(req, a))
+	}
+	l.s.emit(Permission{ID: call.ID, Name: call.Name, Decision: PermissionAsked, Rule: d.Rule()})
 	if !l.s.emit(req) {
 		return cancelled, false
 	}
@@ -124,6 +134,32 @@ func (l *turnLoop) askUser(ctx context.Context, call llm.ToolCall) (res tool.Res
 		return cancelled, false
 	case r = <-req.reply:
 	}
+	if r.decision == awaitAnswer {
+		l.asked = true
+		return tool.Result{}, false
+	}
+	return l.settle(call, req, r)
+}
+
+// awaitAnswer is the reply of a host that cannot hold a step open while
+// the user decides (the durable host, driver.Hosted): the question is put
+// to the user elsewhere, and the step is run again with the answer.
+const awaitAnswer Decision = -1
+
+// replyFor is the reply an answer the host was given stands for.
+func replyFor(req *ApprovalRequest, a driver.Answer) approvalReply {
+	if a.Unanswered {
+		return approvalReply{Refuse, a.Reason}
+	}
+	d, err := req.Decision(a.Answer)
+	if err != nil {
+		return approvalReply{Refuse, fmt.Sprintf("%s was not run: %v", req.Call.Name, err)}
+	}
+	return approvalReply{d, a.Reason}
+}
+
+// settle carries out the user's reply to req: ok says the call runs.
+func (l *turnLoop) settle(call llm.ToolCall, req *ApprovalRequest, r approvalReply) (res tool.Result, ok bool) {
 	switch r.decision {
 	case AllowOnce:
 		return tool.Result{}, true
@@ -155,6 +191,7 @@ func (e *Engine) allowForProject(rules []string) {
 		e.log.Warn("agent: an always-allow answer made no rule", "rules", rules, "err", err)
 		return
 	}
+	e.st.GrantRules(rules...)
 	if e.cfg.savePermission != nil {
 		if err := e.cfg.savePermission(rules); err != nil {
 			e.log.Warn("agent: could not keep an always-allow answer", "rules", rules, "err", err)

@@ -30,6 +30,11 @@ func (e *Engine) usageUpdate(u llm.Usage) UsageUpdate {
 	return UsageUpdate{Usage: u, ContextTokens: e.st.RecordUsage(u, e.cfg.system), ContextWindow: e.window()}
 }
 
+// LastContextTokens is the context size of the session's last model call,
+// saved with the session: what a front end's context gauge showed, for a
+// session opened again.
+func (e *Engine) LastContextTokens() int { return e.st.LastContextTokens() }
+
 // maybeCompact compacts before a model call when the context has passed
 // the compactor's threshold. Its error ends the run: the system prompt and
 // tools alone pass the threshold (compact.ErrFixedPartTooLarge), which no

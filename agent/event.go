@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -192,6 +193,27 @@ type ApprovalRequest struct {
 type approvalReply struct {
 	decision Decision
 	reason   string
+}
+
+// Decision returns the Decision a front end's answer stands for, in the
+// words serve's API and the CLI offer: "allow" runs this call (AllowOnce);
+// "always" runs it and, for good, every call Rules covers (AllowProject),
+// or, when no rule narrower than the whole tool covers it, every call of
+// the tool for the rest of the session (AllowSession); "deny" refuses it
+// (Deny).
+func (r *ApprovalRequest) Decision(answer string) (Decision, error) {
+	switch answer {
+	case "allow":
+		return AllowOnce, nil
+	case "always":
+		if len(r.Rules) > 0 {
+			return AllowProject, nil
+		}
+		return AllowSession, nil
+	case "deny":
+		return Deny, nil
+	}
+	return Deny, fmt.Errorf("the answer must be allow, always or deny, not %q", answer)
 }
 
 // Respond answers the request. reason is sent to the model on Deny.

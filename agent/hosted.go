@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 
 	"github.com/harness9/harness9/internal/lib/driver"
+	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 )
 
@@ -28,8 +28,11 @@ func init() {
 
 // hostedSteps runs each step on its own: with the engine's single-run
 // lock, on a stream that collects the step's events (without the deltas of
-// streamed text) and refuses approval requests, closing the step's loop
-// before it returns. A panic is the step's error.
+// streamed text), closing the step's loop before it returns. A question
+// for the user ends a tools step: the request goes to emit unanswered, and
+// the host runs the step again with the answer (driver.Hosted). What the
+// user's answers granted comes in, and goes back out, with the loop's
+// memo. A panic is the step's error.
 type hostedSteps struct {
 	e    *Engine
 	emit func(any)
@@ -50,7 +53,8 @@ func (h hostedSteps) run(ctx context.Context, l *driver.Loop, fn func(ctx contex
 		switch ev := ev.(type) {
 		case TextDelta, ReasoningDelta:
 		case *ApprovalRequest:
-			ev.Respond(Refuse, stepRefusal(ev))
+			ev.Respond(awaitAnswer, "")
+			h.emit(ev)
 		default:
 			h.emit(ev)
 		}
@@ -58,12 +62,18 @@ func (h hostedSteps) run(ctx context.Context, l *driver.Loop, fn func(ctx contex
 	}}
 	ctx, end := e.observe(ctx, s)
 	x := &engineSteps{e: e, s: s, retried: true}
+	if l != nil {
+		e.grant(l.Memo.Granted)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			e.log.ErrorContext(ctx, "agent: panic in a step", "panic", p, "stack", string(debug.Stack()))
 			r, err = driver.Result{}, fmt.Errorf("agent: internal error: %v", p)
 		}
 		x.End(ctx, l)
+		if l != nil {
+			l.Memo.Granted.Tools, l.Memo.Granted.Rules = e.st.Grants()
+		}
 		if end != nil {
 			end(stepStatus(r, err), err)
 		}
@@ -83,13 +93,20 @@ func stepStatus(r driver.Result, err error) RunStatus {
 	return RunCompleted
 }
 
-// stepRefusal is what the model sees for a call that needed someone's yes.
-func stepRefusal(req *ApprovalRequest) string {
-	msg := fmt.Sprintf("refused: %s needs the user's permission (%s), and nobody can be asked while a durable workflow runs", req.Call.Name, req.Why)
-	if len(req.Rules) > 0 {
-		msg += "; the user can allow it with --allow '" + strings.Join(req.Rules, "' --allow '") + "'"
+// grant gives this engine what the user's answers allowed on the engines
+// of the session's earlier steps.
+func (e *Engine) grant(g driver.Grants) {
+	for _, name := range g.Tools {
+		e.st.AllowForSession(name)
 	}
-	return msg
+	if len(g.Rules) == 0 || e.cfg.permissions == nil {
+		return
+	}
+	if err := e.cfg.permissions.Add(permission.Allow, projectSource, g.Rules...); err != nil {
+		e.log.Warn("agent: an always-allow answer of an earlier step made no rule", "rules", g.Rules, "err", err)
+		return
+	}
+	e.st.GrantRules(g.Rules...)
 }
 
 func (h hostedSteps) Prompt(ctx context.Context, l *driver.Loop, prompt string) (driver.Result, error) {

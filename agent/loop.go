@@ -91,6 +91,11 @@ type turnLoop struct {
 	images imageBudget
 	// calls: the tool calls of the answer just stored, none run yet.
 	calls []llm.ToolCall
+	// answers: the user's answers the host was given for calls of this
+	// step (driver.Loop.Answers); asked: a call waits for one, and the
+	// step stopped before it (a host that cannot wait, driver.Hosted).
+	answers map[string]driver.Answer
+	asked   bool
 }
 
 // enter fixes the loop's tools for its mode, reloads planning state from

@@ -197,8 +197,9 @@ func (e *Engine) stopNoted(after int) (noted bool) {
 // Tools implements driver.Steps: the calls of the last answer that have no
 // stored result run, and their results are stored. A call whose result is
 // stored is not run again: a step retried after its process died repeats
-// only the call that was in flight. It ends the loop when a call ended the
-// turn (submit_plan).
+// only the call that was in flight, and a step run again with the answer
+// to its question (l.Answers) goes on from the call that asked. It ends the
+// loop when a call ended the turn (submit_plan).
 func (x *engineSteps) Tools(ctx context.Context, l *driver.Loop) (driver.Result, error) {
 	e := x.e
 	var calls []llm.ToolCall
@@ -217,11 +218,13 @@ func (x *engineSteps) Tools(ctx context.Context, l *driver.Loop) (driver.Result,
 		return x.result(""), nil
 	}
 	cl := x.open(ctx, l, false)
-	cl.calls = nil
+	cl.calls, cl.answers, cl.asked = nil, l.Answers, false
 	end, err := cl.runTools(ctx, calls)
 	switch {
 	case err != nil:
 		return driver.Result{}, err
+	case cl.asked:
+		return x.result(""), nil // a question waits: the host asks it and runs the step again
 	case ctx.Err() != nil:
 		return x.result(RunCancelled), ctx.Err()
 	case end && e.Status() == planning.StatusAwaitingApproval:

@@ -157,11 +157,19 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 		j := i + l.e.registry.BatchLen(calls[i:])
 		group := calls[i:j]
 		for _, c := range group {
-			l.s.emit(ToolCall{ID: c.ID, Name: c.Name, Input: c.Input})
+			if _, answered := l.answers[c.ID]; !answered { // else reported when it was asked
+				l.s.emit(ToolCall{ID: c.ID, Name: c.Name, Input: c.Input})
+			}
 		}
 		var results []tool.Result
 		if len(group) == 1 {
 			results = []tool.Result{l.execute(ctx, group[0])}
+			if l.asked {
+				// The host puts the question to the user and runs the
+				// batch again with the answer: this call and those after
+				// it have no result yet.
+				return false, nil
+			}
 		} else {
 			// A batch is read-only or concurrency-safe calls (the
 			// Registry's BatchLen), none of which is put to the user.
@@ -190,12 +198,17 @@ func (l *turnLoop) runTools(ctx context.Context, calls []llm.ToolCall) (endTurn 
 
 // execute runs one call: its pre_tool_use hooks first (a block is the
 // model's answer and the user is not asked), then the user when the mode
-// or a rule requires it, then the tool and its post_tool_use hooks.
+// or a rule requires it, then the tool and its post_tool_use hooks. A call
+// the host has the user's answer for was asked, after its hooks, by an
+// earlier attempt of this step: the answer settles it.
 func (l *turnLoop) execute(ctx context.Context, call llm.ToolCall) tool.Result {
-	if res, ok := l.preToolUse(ctx, call); !ok {
-		return res
+	_, answered := l.answers[call.ID]
+	if !answered {
+		if res, ok := l.preToolUse(ctx, call); !ok {
+			return res
+		}
 	}
-	if l.needsApproval(call) {
+	if answered || l.needsApproval(call) {
 		if res, ok := l.askUser(ctx, call); !ok {
 			return res
 		}

@@ -89,9 +89,14 @@ type StepOutput struct {
 	Result driver.Result
 	// Loop is the loop's state after the step.
 	Loop driver.Loop
-	// Err is why the step ended its loop with an error (a blocking hook):
-	// a decision of the step, not a failure to retry.
+	// Err is why the step ended its loop with an error (a blocking hook)
+	// or cancelled it (the answer to a question was the workflow's
+	// cancellation): a decision of the step, not a failure to retry.
 	Err string
+	// Ask is the question a tool batch ended at (nil: none): the
+	// workflow puts it to the user and runs the batch again with the
+	// answer.
+	Ask *Question
 }
 
 // Non-retryable error types: retrying cannot help, so the workflow fails
@@ -132,14 +137,21 @@ func (a *Activities) with(ctx context.Context, in StepInput, fn func(context.Con
 		return StepOutput{}, classify(fmt.Errorf("durable: cannot open session %s on this worker: %w", in.SessionID, err))
 	}
 	var evs []agent.Event
-	steps, err := driver.Hosted(eng, func(ev any) { evs = append(evs, ev.(agent.Event)) })
+	var ask *Question
+	steps, err := driver.Hosted(eng, func(ev any) {
+		if req, ok := ev.(*agent.ApprovalRequest); ok {
+			q := questionOf(req)
+			ask = &q
+		}
+		evs = append(evs, ev.(agent.Event))
+	})
 	if err != nil {
 		return StepOutput{}, err
 	}
 	l := in.Loop
 	r, err := fn(ctx, steps, &l)
-	out := StepOutput{Events: encodeAll(evs), Result: r, Loop: l}
-	if err != nil && r.End == driver.Error {
+	out := StepOutput{Events: encodeAll(evs), Result: r, Loop: l, Ask: ask}
+	if err != nil && (r.End == driver.Error || r.End == driver.Cancelled && ctx.Err() == nil) {
 		out.Err, err = err.Error(), nil
 	}
 	return out, classify(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -160,6 +161,9 @@ func (f *Follower) catchUp(ctx context.Context, sessionID, runID string, to int,
 	return nil
 }
 
+// askPoll is how often a follower polls while a permission question waits.
+const askPoll = time.Second
+
 // Follower plays a workflow's events as they are recorded.
 type Follower struct {
 	c    client.Client
@@ -217,6 +221,7 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 		}
 	}
 	for {
+		poll := f.poll
 		running, err := Running(ctx, f.c, sessionID)
 		if err == nil && !running {
 			var res Result
@@ -249,12 +254,66 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 				if untilWaiting && st.Waiting && st.Next > f.waitAfter {
 					return st, nil
 				}
+				if len(st.Asks) > 0 {
+					// A question may wait for hours: ask the workers
+					// less often meanwhile.
+					poll = max(poll, askPoll)
+				}
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return Status{}, ctx.Err()
-		case <-time.After(f.poll):
+		case <-time.After(poll):
 		}
 	}
+}
+
+// ErrAnswered is matched (errors.Is) when AnswerPermission finds its
+// question answered already (by another reviewer, or by the ask timeout).
+var ErrAnswered = errors.New("the permission question was answered already")
+
+// ErrNoQuestion is matched (errors.Is) when AnswerPermission names a
+// question the workflow does not wait on.
+var ErrNoQuestion = errors.New("no such permission question waits")
+
+// AnswerPermission answers the permission question the session's workflow
+// waits on, exactly once: of concurrent answers the workflow takes the
+// first and refuses the rest (ErrAnswered). A worker must be up to decide:
+// without one it waits until ctx ends.
+func AnswerPermission(ctx context.Context, c client.Client, sessionID string, a PermissionAnswer) error {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   WorkflowID(sessionID),
+		UpdateName:   UpdatePermission,
+		Args:         []any{a},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	var nf *serviceerror.NotFound
+	var app *temporal.ApplicationError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &nf):
+		return fmt.Errorf("%w (session %s)", ErrNoWorkflow, sessionID)
+	case errors.As(err, &app) && app.Type() == ErrTypeAnswered:
+		return fmt.Errorf("%w: %s", ErrAnswered, app.Message())
+	case errors.As(err, &app) && app.Type() == ErrTypeNoQuestion:
+		return fmt.Errorf("%w: %s", ErrNoQuestion, app.Message())
+	case errors.As(err, &app):
+		return errors.New(app.Message())
+	}
+	return fmt.Errorf("durable: cannot answer the permission question of session %s: %w", sessionID, err)
+}
+
+// Questions returns the permission questions the session's workflow waits
+// on (a worker must be up to answer the query).
+func Questions(ctx context.Context, c client.Client, sessionID string) ([]Question, error) {
+	st, err := Query(ctx, c, sessionID, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	return st.Asks, nil
 }

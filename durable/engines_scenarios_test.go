@@ -16,8 +16,9 @@ import (
 
 // The scenarios TestBothEnginesAgreeOnEveryPlanningScenario plays on both
 // engines: those of the planning tests (agent/planning_test.go,
-// agent/rules_test.go and this package's workflow tests) that ask nobody
-// for permission.
+// agent/rules_test.go and this package's workflow tests), and the
+// permission questions of "approve and confirm each edit", ask rules and
+// always answers.
 
 func todoItems(statuses ...planning.TodoStatus) []planning.TodoItem {
 	var items []planning.TodoItem
@@ -214,6 +215,47 @@ var scenarios = []scenario{{
 	actions: []action{run(planning.ModeDefault, "hello")},
 	window:  2000,
 }}
+
+var askScenarios = []scenario{{
+	name: "approve and confirm each edit: allow once, deny with a reason, always, across continue-as-new",
+	want: []agent.RunStatus{agent.RunAwaitingApproval, agent.RunCompleted},
+	turns: []scripted.Turn{
+		{Calls: scripted.Calls(submitPlan("Three files", "step a", "step b"))},
+		{Calls: scripted.Calls(write("a.txt", "A"), write("b.txt", "B"), write("c.txt", "C"), todoWrite(completed, inProgress)),
+			Match: scripted.LastUserContains(planning.ExecPrompt[:20])},
+		{Text: "a and c written; b was refused."},
+		{Calls: scripted.Calls(write("c.txt", "C2"), write("d.txt", "D"), todoWrite(completed, completed)),
+			Match: scripted.LastUserContains(planning.ExecContinuePrompt[:20])},
+		{Text: "Done."},
+	},
+	actions: []action{run(planning.ModePlan, "plan three files"), review(planning.ReviewApproveConfirm, "")},
+	// The second write of c.txt, in the run the execution continued as,
+	// is covered by the always answer; d.txt is asked there.
+	answers:       []reply{{"allow", ""}, {"deny", "b is not needed"}, {"always", ""}, {"allow", ""}},
+	continueAfter: 3,
+}, {
+	name: "an ask rule in Default mode, answered no",
+	want: []agent.RunStatus{agent.RunCompleted},
+	turns: []scripted.Turn{
+		{Calls: scripted.Calls(write("notes/x.txt", "x"), write("other.txt", "o"))},
+		{Text: "Wrote other.txt only."},
+	},
+	actions: []action{run(planning.ModeDefault, "write two files")},
+	answers: []reply{{"deny", "keep notes/ untouched"}},
+	ask:     []string{"write_file(notes/**)"},
+}, {
+	name: "always for a command no rule can cover allows the tool for the session, on the next step's engine too",
+	want: []agent.RunStatus{agent.RunCompleted},
+	turns: []scripted.Turn{
+		{Calls: scripted.Calls(scripted.Call("bash", map[string]any{"command": "echo 1 > one.txt"}))},
+		{Calls: scripted.Calls(scripted.Call("bash", map[string]any{"command": "echo 2 > two.txt"}))},
+		{Text: "Both written."},
+	},
+	actions: []action{run(planning.ModeAutoEdit, "write with bash")},
+	answers: []reply{{"always", ""}},
+}}
+
+func init() { scenarios = append(scenarios, askScenarios...) }
 
 // listing is a turn that lists files, with a long text, and whose provider
 // reports the context at in tokens.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/harness9/harness9/agent"
@@ -22,6 +23,7 @@ import (
 	"github.com/harness9/harness9/internal/lib/temporaltest"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
@@ -43,9 +45,11 @@ import (
 // new process on the local engine (a fresh engine, as `harness9 run
 // --resume` makes) and a new workflow on the durable one; a review answers
 // the plan awaiting approval, on the same engine or in the same workflow.
-// Calls that need the user's permission are left out: nobody can be asked
-// while a durable workflow runs, so the durable engine refuses them by
-// design.
+// A call that needs the user's permission is asked on both: the local
+// engine blocks on the question, the durable workflow waits for it across
+// steps; the scenario's answers are given in order, through the engine's
+// ApprovalRequest locally and as updates to the workflow, and what the
+// user is asked and answers is compared with the rest.
 type action struct {
 	run      bool // a user's prompt, in mode
 	mode     planning.Mode
@@ -88,7 +92,17 @@ type scenario struct {
 	system      string
 	setup       func(dir string) error
 	summaries   func() *scripted.Provider
+	// answers answer the permission questions, in the order asked; ask
+	// are ask rules.
+	answers []reply
+	ask     []string
+	// continueAfter makes the durable workflow continue as new after
+	// this many steps (0: never in these scenarios).
+	continueAfter int
 }
+
+// reply is the user's answer to a permission question.
+type reply struct{ answer, reason string }
 
 func TestBothEnginesAgreeOnEveryPlanningScenario(t *testing.T) {
 	c := temporaltest.Start(t).Client(t)
@@ -149,6 +163,18 @@ type world struct {
 	summariser *scripted.Provider
 	hooks      *recHooks
 	id         string
+	// answered counts the scenario's answers given.
+	answered int
+}
+
+// next returns the scenario's answer to the next question.
+func (w *world) next(call string) reply {
+	w.t.Helper()
+	if w.answered >= len(w.sc.answers) {
+		w.t.Fatalf("the scenario asked about %s beyond its %d answers", call, len(w.sc.answers))
+	}
+	w.answered++
+	return w.sc.answers[w.answered-1]
 }
 
 func newWorld(t *testing.T, sc scenario) *world {
@@ -211,6 +237,14 @@ func (w *world) Engine(_ context.Context, id string, _ durable.Settings) (*agent
 	if w.sc.system != "" {
 		opts = append(opts, agent.WithSystemPrompt(w.sc.system))
 	}
+	// Rules of each engine's own, as a process (a worker) reads them when
+	// it starts: an always answer reaches later engines only through the
+	// engine that carries the session on.
+	rules := permission.New(w.dir)
+	if err := rules.Add(permission.Ask, "scenario", w.sc.ask...); err != nil {
+		return nil, err
+	}
+	opts = append(opts, agent.WithPermissions(rules))
 	return agent.New(w.model, opts...)
 }
 
@@ -234,7 +268,15 @@ func runLocal(t *testing.T, sc scenario) outcome {
 		status := agent.RunStatus("(no done)")
 		for ev := range seq {
 			if req, ok := ev.(*agent.ApprovalRequest); ok {
-				t.Fatalf("the scenario asked the user about %s: leave such calls out", req.Call.Name)
+				out.events = append(out.events, asked(req))
+				r := w.next(req.Call.ID)
+				d, err := req.Decision(r.answer)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Respond(d, r.reason)
+				out.events = append(out.events, "answered "+req.Call.ID+" "+r.answer)
+				continue
 			}
 			if d, ok := ev.(agent.Done); ok {
 				status = d.Status
@@ -290,6 +332,19 @@ func runDurable(t *testing.T, c client.Client, sc scenario, queue string) outcom
 	waiting := false
 	follow := func() {
 		st, err := fol.Follow(ctx, w.id, true, func(ev agent.Event) {
+			switch ev := ev.(type) {
+			case *agent.ApprovalRequest:
+				out.events = append(out.events, asked(ev))
+				r := w.next(ev.Call.ID)
+				err := durable.AnswerPermission(ctx, c, w.id, durable.PermissionAnswer{Ask: ev.Call.ID, Answer: r.answer, Reason: r.reason})
+				if err != nil {
+					t.Errorf("answer %s: %v", ev.Call.ID, err)
+				}
+				return
+			case durable.PermissionAnswered:
+				out.events = append(out.events, "answered "+ev.ID+" "+ev.Answer)
+				return
+			}
 			if env, ok := durable.Encode(ev); ok {
 				out.events = append(out.events, env.Type+" "+string(env.Data))
 			}
@@ -321,6 +376,7 @@ func runDurable(t *testing.T, c client.Client, sc scenario, queue string) outcom
 			t.Fatal("the scenario starts a workflow while one waits for a review")
 		}
 		in.SessionID, in.TaskQueue, in.StallThreshold, in.MaxTurns = w.id, queue, sc.stall, sc.turnCap
+		in.ContinueAfter = sc.continueAfter
 		in.HistoryLen = len(w.stored().Messages)
 		if err := durable.Start(ctx, c, in); err != nil {
 			t.Fatal(err)
@@ -361,13 +417,28 @@ func runDurable(t *testing.T, c client.Client, sc scenario, queue string) outcom
 	if waiting {
 		walkAway()
 	}
+	if sc.continueAfter > 0 {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: "WorkflowId = '" + durable.WorkflowID(w.id) + "'"})
+		if err != nil || len(resp.Executions) < 2 {
+			t.Fatalf("the workflow did not continue as new: %v runs (%v)", resp.GetExecutions(), err)
+		}
+	}
 	return w.seen(out)
+}
+
+// asked is a permission question as both engines' users see it.
+func asked(req *agent.ApprovalRequest) string {
+	return fmt.Sprintf("asked %s %s why=%q rules=%q preview=%q", req.Call.ID, req.Call.Name, req.Why, req.Rules, req.Preview)
 }
 
 // seen completes out with what the store and the disk hold, and writes
 // the world's paths and session id as placeholders.
 func (w *world) seen(out outcome) outcome {
 	w.t.Helper()
+	if w.answered != len(w.sc.answers) {
+		w.t.Errorf("%d of the scenario's %d answers were asked for", w.answered, len(w.sc.answers))
+	}
 	st := w.stored()
 	out.state = []string{mustJSON(w.t, st.State)}
 	for _, m := range st.Messages {

@@ -59,6 +59,13 @@ var decoders = map[string]func([]byte) (agent.Event, error){
 	"error":       decodeAs[agent.Error],
 	"permission":  decodeAs[agent.Permission],
 	"hook":        decodeAs[agent.HookReport],
+	// What the workflow records of permission questions (ask.go).
+	"permission_ask": func(b []byte) (agent.Event, error) {
+		var q Question
+		err := json.Unmarshal(b, &q)
+		return q.Request(), err
+	},
+	"permission_answered": decodeAs[PermissionAnswered],
 }
 
 func decodeAs[T agent.Event](b []byte) (agent.Event, error) {

@@ -93,6 +93,10 @@ type Input struct {
 	// stagnation rule, whose count starts again in the new run, loses
 	// nothing.
 	ContinueAfter int
+	// AskTimeout is how long a permission question waits for its answer
+	// before the call is refused, with a message the model sees (default
+	// DefaultAskTimeout).
+	AskTimeout time.Duration
 	// EventBase is the index of this run's first event among all the
 	// events of the session's workflow, counted across continue-as-new;
 	// RoundsDone the execution rounds earlier runs made. Continue-as-new
@@ -114,6 +118,9 @@ type Status struct {
 	Phase planning.Status
 	// Waiting says the workflow waits for a Review signal.
 	Waiting bool
+	// Asks are the permission questions waiting for an answer (at most
+	// one: a tool batch asks one call at a time).
+	Asks []Question
 	// Finished says the workflow has ended with Result.
 	Finished bool
 	Result   agent.RunStatus
@@ -164,6 +171,8 @@ type flow struct {
 	// answered says the current wait has its answer.
 	answers  workflow.Channel
 	answered bool
+	// asks is the permission questions' side (ask.go).
+	asks askState
 }
 
 // SessionWorkflow runs a session's plan → approve → execute as a durable
@@ -181,7 +190,8 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		in.HeartbeatTimeout = DefaultHeartbeatTimeout
 	}
 	f := &flow{ctx: ctx, in: in,
-		reviews: workflow.GetSignalChannel(ctx, SignalReview), answers: workflow.NewBufferedChannel(ctx, 1)}
+		reviews: workflow.GetSignalChannel(ctx, SignalReview), answers: workflow.NewBufferedChannel(ctx, 1),
+		asks: newAskState(ctx)}
 	f.d = driver.New(activitySteps{f}, observer{f},
 		driver.WithLimits(driver.Limits{MaxTurns: in.MaxTurns, StallThreshold: in.StallThreshold, MaxRounds: in.MaxRounds}),
 		driver.WithState(driver.State{HistoryLen: in.HistoryLen, Todos: in.Todos, Memo: in.Memo, ExecMode: in.ExecMode, Rounds: in.RoundsDone}),
@@ -190,7 +200,7 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 		base := f.in.EventBase
 		from = min(max(from-base, 0), len(f.events))
 		to := min(from+queryEvents, len(f.events))
-		return Status{Phase: f.phase, Waiting: f.waiting, Finished: f.finished, Result: f.result,
+		return Status{Phase: f.phase, Waiting: f.waiting, Asks: f.pendingAsks(), Finished: f.finished, Result: f.result,
 			Events: f.events[from:to], Next: base + to, Todos: f.d.State().Todos, Base: base,
 			PrevRun: workflow.GetInfo(ctx).ContinuedExecutionRunID}, nil
 	})
@@ -199,6 +209,11 @@ func SessionWorkflow(ctx workflow.Context, in Input) (Result, error) {
 	}
 	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdateReview, f.answer,
 		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, r Review) error { return f.canAnswer(r) }})
+	if err != nil {
+		return Result{}, err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdatePermission, f.answerAsk,
+		workflow.UpdateHandlerOptions{Validator: func(_ workflow.Context, a PermissionAnswer) error { return f.canAnswerAsk(a) }})
 	if err != nil {
 		return Result{}, err
 	}
@@ -370,8 +385,30 @@ func (a activitySteps) Model(_ context.Context, l *driver.Loop) (driver.Result, 
 	return a.f.step(a.f.act.ModelCall, StepInput{Loop: *l}, l)
 }
 
+// Tools runs the tool batch; a question it ends at is put to the user
+// (ask.go) and the batch runs again with the answer, until no question is
+// left: to the driver, the step is the local engine's, which blocks on the
+// question.
 func (a activitySteps) Tools(_ context.Context, l *driver.Loop) (driver.Result, error) {
-	return a.f.step(a.f.act.ToolBatch, StepInput{Loop: *l}, l)
+	defer func() { l.Answers = nil }()
+	ctx := a.f.stepContext()
+	for {
+		out, r, err := a.f.run(ctx, a.f.act.ToolBatch, StepInput{Loop: *l}, l)
+		if err != nil || out.Ask == nil {
+			return r, err
+		}
+		answer := a.f.askUser(*out.Ask)
+		if l.Answers == nil {
+			l.Answers = map[string]driver.Answer{}
+		}
+		l.Answers[out.Ask.ID] = answer
+		if answer.Cancelled {
+			// The workflow is cancelled: the batch records the call and
+			// those after it as cancelled, as a local run does, on a
+			// context the cancellation does not end.
+			ctx = a.f.cleanupContext()
+		}
+	}
 }
 
 // End is a no-op: each activity closes its own loop.
@@ -403,15 +440,27 @@ func (a activitySteps) RoundMode(_ context.Context, mode planning.Mode) planning
 // step runs one activity on the session's task queue and takes in what it
 // returned: its events, the planning status it left and the loop's state.
 func (f *flow) step(activity any, in StepInput, l *driver.Loop) (driver.Result, error) {
+	_, r, err := f.run(f.stepContext(), activity, in, l)
+	return r, err
+}
+
+// stepContext is the context steps run in: the workflow's, with the
+// activity options.
+func (f *flow) stepContext() workflow.Context {
+	return workflow.WithActivityOptions(f.ctx, f.activityOptions())
+}
+
+// run is step in ctx (a context with activity options), with the whole
+// output.
+func (f *flow) run(ctx workflow.Context, activity any, in StepInput, l *driver.Loop) (StepOutput, driver.Result, error) {
 	in.SessionID, in.Settings = f.in.SessionID, f.in.Settings
 	f.steps++
-	ctx := workflow.WithActivityOptions(f.ctx, f.activityOptions())
 	var out StepOutput
 	if err := workflow.ExecuteActivity(ctx, activity, in).Get(ctx, &out); err != nil {
 		if temporal.IsCanceledError(err) {
-			return driver.Result{End: driver.Cancelled}, err
+			return out, driver.Result{End: driver.Cancelled}, err
 		}
-		return driver.Result{}, fmt.Errorf("durable: %w", err)
+		return out, driver.Result{}, fmt.Errorf("durable: %w", err)
 	}
 	f.events = append(f.events, out.Events...)
 	f.phase = out.Result.Phase
@@ -419,9 +468,9 @@ func (f *flow) step(activity any, in StepInput, l *driver.Loop) (driver.Result, 
 		*l = out.Loop
 	}
 	if out.Err != "" {
-		return out.Result, errors.New(out.Err)
+		return out, out.Result, errors.New(out.Err)
 	}
-	return out.Result, nil
+	return out, out.Result, nil
 }
 
 // activityOptions: a step may run long (a model call, a test suite) but

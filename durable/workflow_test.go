@@ -20,6 +20,7 @@ import (
 	"github.com/harness9/harness9/hook"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/scripted"
+	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/memstore"
@@ -35,6 +36,9 @@ type engines struct {
 	store session.Store
 	model llm.Provider
 	hooks agent.Hooks // nil: none
+	// rules gives each engine permission rules of its own, empty, as a
+	// worker whose configuration was read before the session's answers.
+	rules bool
 }
 
 func (e *engines) Engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
@@ -45,6 +49,9 @@ func (e *engines) Engine(_ context.Context, id string, _ durable.Settings) (*age
 	opts := []agent.Option{agent.WithWorkspace(ws), agent.WithStore(e.store), agent.WithTools(builtin.All(ws)...), agent.WithSession(id)}
 	if e.hooks != nil {
 		opts = append(opts, agent.WithHooks(e.hooks))
+	}
+	if e.rules {
+		opts = append(opts, agent.WithPermissions(permission.New(e.dir)))
 	}
 	return agent.New(e.model, opts...)
 }
@@ -326,17 +333,7 @@ func TestLongExecutionContinuesAsNew(t *testing.T) {
 	env := newEnv(t, e)
 	env.ExecuteWorkflow(durable.SessionWorkflow, durable.Input{SessionID: id, Prompt: "write two files", Mode: planning.ModePlan,
 		AutoApprove: true, ContinueAfter: 3})
-	if !env.IsWorkflowCompleted() {
-		t.Fatal("the first run did not end")
-	}
-	var can *workflow.ContinueAsNewError
-	if err := env.GetWorkflowError(); !errors.As(err, &can) {
-		t.Fatalf("the first run ended with %v, want continue-as-new", err)
-	}
-	var next durable.Input
-	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
-		t.Fatal(err)
-	}
+	env2, next := continueWith(t, e, env)
 	if !next.Continue || next.Prompt != "" || len(next.Todos) != 2 || next.RoundsDone != 1 || next.EventBase == 0 || next.HistoryLen == 0 || next.ContinueAfter != 3 {
 		t.Fatalf("next input %+v; want a continuation after one round with the event base and history length", next)
 	}
@@ -344,7 +341,6 @@ func TestLongExecutionContinuesAsNew(t *testing.T) {
 		t.Fatal("b.txt was written before the continuation")
 	}
 
-	env2 := newEnv(t, e)
 	env2.ExecuteWorkflow(durable.SessionWorkflow, next)
 	r := result(t, env2)
 	var st durable.Status
@@ -388,6 +384,24 @@ func TestLongExecutionContinuesAsNew(t *testing.T) {
 			t.Errorf("call %s has %d results", call, n)
 		}
 	}
+}
+
+// continueWith returns a new environment for the run env's run continued
+// as, and that run's input.
+func continueWith(t *testing.T, e *engines, env *testsuite.TestWorkflowEnvironment) (*testsuite.TestWorkflowEnvironment, durable.Input) {
+	t.Helper()
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the run did not end")
+	}
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("the run ended with %v, want continue-as-new", err)
+	}
+	var next durable.Input
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	return newEnv(t, e), next
 }
 
 // recHooks records the hook events the steps raise; it blocks the first

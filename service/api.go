@@ -240,9 +240,16 @@ func (s *Server) detail(ctx context.Context, sess session.Session, withMessages 
 		return SessionDetail{}, err
 	}
 	l := s.liveFor(sess.ID)
+	if s.detached() {
+		// The asks wait in the session's workflow, which this process
+		// may not follow yet: open it (and attach to its work).
+		if opened, err := s.open(ctx, sess.ID); err == nil {
+			l = opened
+		}
+	}
 	d := SessionDetail{SessionInfo: s.infoOf(session.Summarize(sess, st)), Plan: st.Plan,
 		Todos: eventjson.TodoItems(st.Todos), Asks: []any{}, LastEventID: l.hub.last()}
-	for _, a := range l.pendingAsks() {
+	for _, a := range l.pendingAsks(ctx) {
 		d.Asks = append(d.Asks, askObject(a))
 	}
 	if withMessages {
@@ -447,7 +454,7 @@ func (s *Server) answerPermission(w http.ResponseWriter, r *http.Request, p *pri
 	if err != nil {
 		return err
 	}
-	if err := l.answer(r.PathValue("ask"), req.Answer, req.Reason); err != nil {
+	if err := l.answer(r.Context(), r.PathValue("ask"), req.Answer, req.Reason); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"answer": req.Answer})

@@ -167,7 +167,7 @@ func TestPermissionAsk(t *testing.T) {
 	if r := e.do("POST", "/api/sessions/"+id+"/permissions/w1", e.tokA, map[string]any{"answer": "deny", "reason": "not that file"}); r.code != 200 {
 		t.Fatalf("deny: %d %s", r.code, r.raw)
 	}
-	if r := e.do("POST", "/api/sessions/"+id+"/permissions/w1", e.tokA, map[string]any{"answer": "allow"}); r.code != 404 {
+	if r := e.do("POST", "/api/sessions/"+id+"/permissions/w1", e.tokA, map[string]any{"answer": "allow"}); r.code != 409 {
 		t.Fatalf("second answer: %d %s", r.code, r.raw)
 	}
 	res := s.until("tool_result", map[string]any{"id": "w1"})

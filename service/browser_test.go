@@ -1,63 +1,21 @@
 package service_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/harness9/harness9/internal/lib/browsertest"
 )
-
-// chromium finds Debian's chromium: missing, the browser tests skip
-// locally and fail in CI (env CI set), where .ci/run installs it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "/usr/bin/chromium"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed; CI must install it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed; install it with: apt-get install -y chromium")
-	return ""
-}
-
-// browser starts a headless Chromium for the test.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	// A bound on the whole browser session, so a page that never gets
-	// there fails the test instead of hanging it.
-	ctx, cancelT := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelT(); cancel(); cancelAlloc() })
-	return ctx
-}
 
 // A reviewer logs in, sees the plan, clicks approve, and watches the todo
 // list reach n/n, in a real browser.
 func TestBrowserApprovesPlan(t *testing.T) {
 	e := newEnv(t, planScript)
-	ctx := browser(t)
+	ctx := browsertest.Start(t)
 	id := e.create(e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
 	s := e.subscribe(id, e.tokA, "")
 	s.until("state", map[string]any{"status": "awaiting_approval", "running": false})

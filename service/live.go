@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"sort"
@@ -29,6 +30,9 @@ type live struct {
 	running bool
 	cancel  context.CancelFunc
 	asks    map[string]*agent.ApprovalRequest
+	// settled are the asks of the run in progress answered already: a
+	// second answer is a conflict, not a missing ask.
+	settled map[string]bool
 	// watchers counts the event streams connected; last is when the
 	// session was last used; released says the idle sweep dropped this
 	// record (a request that still holds it takes a new one).
@@ -71,6 +75,7 @@ func (l *live) end() {
 	l.mu.Lock()
 	l.running, l.cancel, l.last = false, nil, time.Now()
 	clear(l.asks)
+	clear(l.settled)
 	l.mu.Unlock()
 	l.publishState()
 }
@@ -95,8 +100,13 @@ func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq
 		defer cancel()
 		defer l.end()
 		for ev := range events(ctx) {
-			if req, ok := ev.(*agent.ApprovalRequest); ok {
-				l.ask(req)
+			switch ev := ev.(type) {
+			case *agent.ApprovalRequest:
+				l.ask(ev)
+				continue
+			case AskAnswered:
+				l.settle(ev.ID)
+				l.hub.publish(answeredObject(ev))
 				continue
 			}
 			if d, ok := ev.(agent.Done); ok {
@@ -132,8 +142,40 @@ func askObject(req *agent.ApprovalRequest) eventjson.Object {
 		"input", eventjson.RawOrEmpty(req.Call.Input), "preview", req.Preview, "why", req.Why, "rules", rules)
 }
 
-// pendingAsks lists the asks waiting for an answer, by id.
-func (l *live) pendingAsks() []*agent.ApprovalRequest {
+// settle forgets a waiting ask, and reports whether it was waiting.
+func (l *live) settle(id string) (*agent.ApprovalRequest, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	req, ok := l.asks[id]
+	delete(l.asks, id)
+	if l.settled == nil {
+		l.settled = map[string]bool{}
+	}
+	answered := l.settled[id]
+	l.settled[id] = true
+	return req, ok && !answered
+}
+
+func answeredObject(a AskAnswered) eventjson.Object {
+	o := eventjson.Object{}.Set("type", "permission_answered", "id", a.ID, "answer", a.Answer)
+	if a.Unanswered {
+		o = o.Set("unanswered", true)
+	}
+	return o
+}
+
+// pendingAsks lists the asks waiting for an answer, by id: an Asker's
+// from where they wait (the ones its events announced, when it cannot be
+// asked), else those of the run in progress.
+func (l *live) pendingAsks(ctx context.Context) []*agent.ApprovalRequest {
+	l.mu.Lock()
+	sess := l.sess
+	l.mu.Unlock()
+	if a, ok := sess.(Asker); ok {
+		if asks, err := a.Asks(ctx); err == nil {
+			return asks
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]*agent.ApprovalRequest, 0, len(l.asks))
@@ -144,28 +186,39 @@ func (l *live) pendingAsks() []*agent.ApprovalRequest {
 	return out
 }
 
-// answer settles one permission ask, once.
-func (l *live) answer(askID, answer, reason string) error {
+// answer settles one permission ask, once: a second answer is a conflict.
+// An Asker's ask is answered where it waits, and its event stream reports
+// the answer.
+func (l *live) answer(ctx context.Context, askID, answer, reason string) error {
 	l.mu.Lock()
-	req, ok := l.asks[askID]
-	delete(l.asks, askID)
+	sess := l.sess
 	l.mu.Unlock()
-	if !ok {
-		return &notFoundError{fmt.Sprintf("no permission ask %q is waiting in session %s (already answered, or its run ended)", askID, l.id)}
-	}
-	switch answer {
-	case "allow":
-		req.Respond(agent.AllowOnce, "")
-	case "always":
-		if len(req.Rules) > 0 {
-			req.Respond(agent.AllowProject, "")
-		} else {
-			req.Respond(agent.AllowSession, "")
+	if a, ok := sess.(Asker); ok {
+		err := a.Answer(ctx, askID, answer, reason)
+		switch {
+		case errors.Is(err, ErrAskAnswered):
+			return conflict("%v", err)
+		case errors.Is(err, ErrNoAsk):
+			return &notFoundError{err.Error()}
 		}
-	default:
-		req.Respond(agent.Deny, reason)
+		return err
 	}
-	l.hub.publish(eventjson.Object{}.Set("type", "permission_answered", "id", askID, "answer", answer))
+	l.mu.Lock()
+	_, known := l.settled[askID]
+	l.mu.Unlock()
+	req, ok := l.settle(askID)
+	switch {
+	case !ok && known:
+		return conflict("the permission ask %q of session %s was answered already", askID, l.id)
+	case !ok:
+		return &notFoundError{fmt.Sprintf("no permission ask %q is waiting in session %s (its run ended, or it never was)", askID, l.id)}
+	}
+	d, err := req.Decision(answer)
+	if err != nil {
+		return badReq("%v", err)
+	}
+	req.Respond(d, reason)
+	l.hub.publish(answeredObject(AskAnswered{ID: askID, Answer: answer}))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -64,6 +65,39 @@ type Remote interface {
 	// a run that follows it end with done cancelled.
 	Cancel(ctx context.Context) error
 }
+
+// Asker is implemented by a Session whose permission asks wait outside
+// this process (a durable workflow's questions): they are listed and
+// answered where they wait, so an ask outlives this process, and whichever
+// process (or the CLI) answers it, it is answered once. Such a session's
+// event stream carries its asks (*agent.ApprovalRequest, whose Respond
+// does nothing) and an AskAnswered when one is settled.
+type Asker interface {
+	// Asks lists the asks waiting for an answer.
+	Asks(ctx context.Context) ([]*agent.ApprovalRequest, error)
+	// Answer answers ask with allow, always or deny (reason goes to the
+	// model with a denial). It fails with ErrAskAnswered when the ask was
+	// answered already and ErrNoAsk when none such waits.
+	Answer(ctx context.Context, ask, answer, reason string) error
+}
+
+// Errors of Asker.Answer.
+var (
+	ErrAskAnswered = errors.New("the permission ask was answered already")
+	ErrNoAsk       = errors.New("no such permission ask waits")
+)
+
+// AskAnswered is the event of an Asker's session whose ask was settled,
+// here or elsewhere (another serve process, `harness9 sessions answer`, or
+// nobody within the ask timeout: Unanswered); serve sends it as
+// permission_answered.
+type AskAnswered struct {
+	ID, Answer string
+	Unanswered bool
+}
+
+// Type implements agent.Event.
+func (AskAnswered) Type() string { return "permission_answered" }
 
 // Snapshot is what a page or a client needs to draw a session.
 type Snapshot struct {

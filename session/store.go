@@ -48,6 +48,10 @@ type State struct {
 	// PlanFile is this session's plans/<ts>-<id8>.md file, fixed once chosen.
 	PlanFile   string      `json:"plan_file,omitempty"`
 	Compaction *Compaction `json:"compaction,omitempty"`
+	// ContextTokens is the context size of the session's last model call,
+	// so a front end opening the session again shows the context gauge it
+	// had; 0 when unknown.
+	ContextTokens int `json:"context_tokens,omitempty"`
 }
 
 // Compaction is what compaction changed in the session's model requests:

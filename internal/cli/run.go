@@ -410,6 +410,13 @@ func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 		req.Respond(agent.Refuse, refusal(req))
 		return
 	}
+	req.Respond(h.askCall(ctx, req))
+}
+
+// askCall puts a call that needs permission to the user on the terminal
+// and returns the answer: allow once, always for the project (when a rule
+// covers the call), or deny with a reason the model is told.
+func (h *headless) askCall(ctx context.Context, req *agent.ApprovalRequest) (agent.Decision, string) {
 	always := ""
 	if len(req.Rules) > 0 {
 		always = fmt.Sprintf("  [a] always for this project (%s)", termtext.Clean(strings.Join(req.Rules, ", ")))
@@ -422,16 +429,15 @@ func (h *headless) askEdit(ctx context.Context, req *agent.ApprovalRequest) {
 	s, err := h.line(ctx)
 	switch {
 	case err != nil:
-		req.Respond(agent.Deny, "the user did not answer")
+		return agent.Deny, "the user did not answer"
 	case s == "y" || s == "Y" || s == "yes":
-		req.Respond(agent.AllowOnce, "")
+		return agent.AllowOnce, ""
 	case (s == "a" || s == "A") && always != "":
-		req.Respond(agent.AllowProject, "")
-	default:
-		fmt.Fprint(h.e.stderr, "Reason (sent to the model): ")
-		reason, _ := h.line(ctx)
-		req.Respond(agent.Deny, reason)
+		return agent.AllowProject, ""
 	}
+	fmt.Fprint(h.e.stderr, "Reason (sent to the model): ")
+	reason, _ := h.line(ctx)
+	return agent.Deny, reason
 }
 
 // play writes a stream to the output and returns its final status.

@@ -12,6 +12,7 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/durable"
 	"github.com/harness9/harness9/internal/config"
+	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/session"
 )
@@ -104,7 +105,7 @@ func durableSession(ctx context.Context, store session.Store, c *config.Config, 
 func durableInput(ctx context.Context, store session.Store, c *config.Config, f *runFlags, sess session.Session, prompt string) (durable.Input, error) {
 	in := durable.Input{SessionID: sess.ID, Prompt: prompt, Mode: sess.Mode, AutoApprove: f.approve == approveAuto,
 		TaskQueue: taskQueue(c), HistoryLen: sess.MessageCount, MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
-		MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout,
+		MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout, AskTimeout: c.Temporal.AskTimeout,
 		// The worker wires the engine from its own config: the window
 		// this run was given (--context-window, context_window) travels.
 		Settings: durable.Settings{ContextWindow: c.ContextWindow}}
@@ -142,6 +143,71 @@ type durableRun struct {
 	out     *output
 	id      string
 	approve string // --approve policy; "" when following after a review was sent
+	term    *headless
+}
+
+// event plays one of the workflow's events. A permission question is
+// printed as a local run prints it; with --approve ask it is asked on the
+// terminal and the answer sent to the workflow, otherwise the workflow
+// waits for an answer from elsewhere (serve, `sessions answer`), and the
+// note says how to give one.
+func (d *durableRun) event(ctx context.Context, ev agent.Event) {
+	switch ev := ev.(type) {
+	case durable.PermissionAnswered:
+		return // a local run's stream has no such event
+	case *agent.ApprovalRequest:
+		d.out.event(ev)
+		if !d.waiting(ctx, ev.Call.ID) {
+			return // an earlier question, answered already (a replay)
+		}
+		if d.approve != approveAsk {
+			d.out.note("The workflow waits for an answer to %s (%s). Answer it with: harness9 sessions answer %s %s allow|always|deny [--reason TEXT]",
+				termtext.Clean(ev.Call.Name), ev.Call.ID, d.id, ev.Call.ID)
+			return
+		}
+		decision, reason := d.terminal().askCall(ctx, ev)
+		a := durable.PermissionAnswer{Ask: ev.Call.ID, Answer: answerWord(decision), Reason: reason}
+		if err := durable.AnswerPermission(ctx, d.tc, d.id, a); err != nil {
+			d.out.note("Your answer was not taken: %v", err)
+		}
+		return
+	}
+	d.out.event(ev)
+}
+
+// terminal is where --approve ask asks: one reader of stdin for the plan
+// and every question.
+func (d *durableRun) terminal() *headless {
+	if d.term == nil {
+		d.term = &headless{e: d.e, out: d.out, approve: d.approve}
+	}
+	return d.term
+}
+
+// waiting reports whether the workflow waits on question ask now.
+func (d *durableRun) waiting(ctx context.Context, ask string) bool {
+	qs, err := durable.Questions(ctx, d.tc, d.id)
+	if err != nil {
+		return true // no worker answers the query: assume it waits
+	}
+	for _, q := range qs {
+		if q.ID == ask {
+			return true
+		}
+	}
+	return false
+}
+
+// answerWord is the word of serve's API and `sessions answer` for a
+// terminal answer.
+func answerWord(d agent.Decision) string {
+	switch d {
+	case agent.AllowOnce:
+		return "allow"
+	case agent.AllowProject, agent.AllowSession:
+		return "always"
+	}
+	return "deny"
 }
 
 // follow prints the workflow's events until it ends, answering a review it
@@ -149,7 +215,7 @@ type durableRun struct {
 // workflow, as Ctrl+C cancels a local run.
 func (d *durableRun) follow(ctx context.Context, fol *durable.Follower) (agent.RunStatus, error) {
 	for {
-		st, err := fol.Follow(ctx, d.id, true, d.out.event)
+		st, err := fol.Follow(ctx, d.id, true, func(ev agent.Event) { d.event(ctx, ev) })
 		if ctx.Err() != nil {
 			if cerr := durable.Cancel(context.WithoutCancel(ctx), d.tc, d.id); cerr != nil && !isNoWorkflow(cerr) {
 				d.out.note("Could not cancel the workflow of session %s: %v", d.id, cerr)
@@ -170,8 +236,7 @@ func (d *durableRun) follow(ctx context.Context, fol *durable.Follower) (agent.R
 		case approveAuto:
 			choice = planning.ReviewApprove
 		case approveAsk:
-			h := &headless{e: d.e, out: d.out, approve: d.approve}
-			if choice, err = h.askPlan(ctx); err != nil {
+			if choice, err = d.terminal().askPlan(ctx); err != nil {
 				return "", err
 			}
 		}
@@ -207,7 +272,7 @@ func newSessionsReviewCmds(e *env, g *globals) []*cobra.Command {
 			return reviewDurable(cmd.Context(), e, g, args[0], durable.Review{Choice: choice}, asJSON)
 		},
 	}
-	approve.Flags().StringVar(&mode, "mode", "auto", "auto: edits run at once; confirm: each edit needs a yes (refused in a workflow unless an --allow rule on the worker covers it)")
+	approve.Flags().StringVar(&mode, "mode", "auto", "auto: edits run at once; confirm: each edit waits for a yes (harness9 sessions answer, serve's API or page)")
 	refine := &cobra.Command{
 		Use:   "refine ID FEEDBACK",
 		Short: "Send feedback on the plan a durable session's workflow waits for; it plans again",
@@ -227,37 +292,54 @@ func newSessionsReviewCmds(e *env, g *globals) []*cobra.Command {
 	for _, c := range []*cobra.Command{approve, refine, cancel} {
 		c.Flags().BoolVar(&asJSON, "json", false, "print JSONL events on stdout and nothing else")
 	}
-	return []*cobra.Command{approve, refine, cancel}
+	return []*cobra.Command{approve, refine, cancel, newSessionsAnswerCmd(e, g)}
+}
+
+// openWorkflow finds the session idArg names and connects to Temporal,
+// for a command that acts on the session's workflow in progress; without
+// one it is a usage error that ends with orElse(the session's id). Close
+// the client.
+func openWorkflow(ctx context.Context, e *env, g *globals, idArg string, orElse func(id string) string) (*config.Config, session.Session, client.Client, error) {
+	c, err := g.load(e, config.Flags{})
+	if err != nil {
+		return nil, session.Session{}, nil, err
+	}
+	store, err := openStore(ctx, c)
+	if err != nil {
+		return nil, session.Session{}, nil, err
+	}
+	sess, err := store.Get(ctx, idArg)
+	store.Close()
+	if err != nil {
+		return nil, sess, nil, storeErr(err)
+	}
+	tc, err := dialTemporal(ctx, e, c)
+	if err != nil {
+		return nil, sess, nil, err
+	}
+	running, err := durable.Running(ctx, tc, sess.ID)
+	if err != nil {
+		err = withCode(ExitError, fmt.Errorf("cannot ask Temporal about session %s: %w", sess.ID, err))
+	} else if !running {
+		err = usageErr("session %s has no durable workflow in progress; %s", sess.ID, orElse(sess.ID))
+	}
+	if err != nil {
+		tc.Close()
+		return nil, sess, nil, err
+	}
+	return c, sess, tc, nil
 }
 
 // reviewDurable sends a review to a session's workflow and follows it
 // until it ends or waits for the next review.
 func reviewDurable(ctx context.Context, e *env, g *globals, idArg string, r durable.Review, asJSON bool) error {
-	c, err := g.load(e, config.Flags{})
-	if err != nil {
-		return err
-	}
-	store, err := openStore(ctx, c)
-	if err != nil {
-		return err
-	}
-	sess, err := store.Get(ctx, idArg)
-	store.Close()
-	if err != nil {
-		return storeErr(err)
-	}
-	tc, err := dialTemporal(ctx, e, c)
+	c, sess, tc, err := openWorkflow(ctx, e, g, idArg, func(id string) string {
+		return "start one with: harness9 run --engine temporal --resume " + id
+	})
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
-	running, err := durable.Running(ctx, tc, sess.ID)
-	if err != nil {
-		return withCode(ExitError, fmt.Errorf("cannot ask Temporal about session %s: %w", sess.ID, err))
-	}
-	if !running {
-		return usageErr("session %s has no durable workflow in progress; start one with: harness9 run --engine temporal --resume %s", sess.ID, sess.ID)
-	}
 	st, err := durable.Query(ctx, tc, sess.ID, 0)
 	for err == nil && len(st.Events) > 0 {
 		// Skip to the end: only what the review causes is printed.

@@ -78,7 +78,8 @@ func durableServeRunner(e *env, c *config.Config, store session.Store) (service.
 	}
 	r := durablerunner.New(tc, store, taskQueue(c), durablerunner.WithModel(c.Model),
 		durablerunner.WithLimits(durablerunner.Limits{MaxTurns: c.MaxTurns, StallThreshold: c.StallThreshold,
-			MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout, ContextWindow: c.ContextWindow}))
+			MaxRounds: c.MaxExecRounds, HeartbeatTimeout: c.Temporal.HeartbeatTimeout, ContextWindow: c.ContextWindow,
+			AskTimeout: c.Temporal.AskTimeout}))
 	note := fmt.Sprintf("harness9 serve: sessions run as durable workflows on task queue %s (Temporal %s); start `harness9 worker` there",
 		taskQueue(c), c.Temporal.Address)
 	return r, note, tc.Close, nil

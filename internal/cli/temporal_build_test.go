@@ -26,6 +26,7 @@ func TestDefaultBinaryRefusesTemporalCommands(t *testing.T) {
 		{"sessions", "approve", "0123abcd", "--mode", "confirm"},
 		{"sessions", "refine", "0123abcd", "do more"},
 		{"sessions", "cancel", "0123abcd"},
+		{"sessions", "answer", "0123abcd", "call_1", "deny", "--reason", "no"},
 	} {
 		r := h.run("", args...)
 		if r.code != 2 || !strings.Contains(r.stderr, "go build -tags temporal ./cmd/harness9") {

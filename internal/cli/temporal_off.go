@@ -45,6 +45,7 @@ func newSessionsReviewCmds(*env, *globals) []*cobra.Command {
 		refusedTemporalCmd("approve ID", "Approve the plan a durable session's workflow waits for (needs -tags temporal)"),
 		refusedTemporalCmd("refine ID FEEDBACK", "Send feedback on the plan a durable session's workflow waits for (needs -tags temporal)"),
 		refusedTemporalCmd("cancel ID", "Cancel a durable session's workflow (needs -tags temporal)"),
+		refusedTemporalCmd("answer ID [ASK allow|always|deny]", "List or answer the permission questions a durable session waits on (needs -tags temporal)"),
 	}
 }
 

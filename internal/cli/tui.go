@@ -197,6 +197,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			return rt.setModel(name)
 		},
 		Price:           rt.cfg.PriceOf,
+		Usage:           rt.sessionUsage(ctx),
 		Commands:        rt.tuiCommands(),
 		ErrorAdvice:     rt.modelAdvice,
 		Expand:          rt.expandCommand,
@@ -329,4 +330,33 @@ func runDemoHeadless(ctx context.Context, e *env) error {
 	out.done(status)
 	fmt.Fprintf(e.stderr, "demo workdir: %s\n", d.Workdir)
 	return exitFor(status)
+}
+
+// sessionUsage reads a session's token use by model from the store's usage
+// ledger (its sub-agents' included), for the totals of a session opened
+// again; nil when the store keeps no usage.
+func (rt *wiring) sessionUsage(ctx context.Context) func(id string) (map[string]llm.Usage, error) {
+	us, ok := rt.store.(session.UsageStore)
+	if !ok {
+		return nil
+	}
+	return func(id string) (map[string]llm.Usage, error) {
+		rows, err := us.UsageReport(ctx, session.UsageQuery{By: session.BySession, Session: id})
+		if err != nil {
+			return nil, fmt.Errorf("reading the usage of session %s: %w", id, err)
+		}
+		out := map[string]llm.Usage{}
+		for _, r := range rows {
+			if r.Total || r.Model == "" {
+				continue
+			}
+			u := out[r.Model]
+			u.InputTokens += r.InputTokens
+			u.OutputTokens += r.OutputTokens
+			u.CacheReadTokens += r.CacheReadTokens
+			u.CacheWriteTokens += r.CacheWriteTokens
+			out[r.Model] = u
+		}
+		return out, nil
+	}
 }

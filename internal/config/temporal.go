@@ -27,6 +27,10 @@ type TemporalConfig struct {
 	// HeartbeatTimeout is how soon a step on a dead worker is retried on
 	// another (0 = durable.DefaultHeartbeatTimeout).
 	HeartbeatTimeout time.Duration
+	// AskTimeout is how long a permission question waits for its answer
+	// before the call is refused (0 = durable.DefaultAskTimeout). The
+	// process that starts a workflow (run, serve) sets it.
+	AskTimeout time.Duration
 }
 
 type temporalFile struct {
@@ -34,6 +38,7 @@ type temporalFile struct {
 	Namespace        string `toml:"namespace"`
 	TaskQueue        string `toml:"task_queue"`
 	HeartbeatTimeout string `toml:"heartbeat_timeout"`
+	AskTimeout       string `toml:"ask_timeout"`
 }
 
 func defaultTemporal() TemporalConfig {
@@ -64,6 +69,13 @@ func (c *Config) applyTemporal(f file, bad func(key, format string, args ...any)
 			return bad("temporal.heartbeat_timeout", "%q is not a duration of at least 1s like \"15s\"", t.HeartbeatTimeout)
 		}
 		c.Temporal.HeartbeatTimeout = d
+	}
+	if t.AskTimeout != "" {
+		d, err := time.ParseDuration(t.AskTimeout)
+		if err != nil || d < time.Second {
+			return bad("temporal.ask_timeout", "%q is not a duration of at least 1s like \"24h\"", t.AskTimeout)
+		}
+		c.Temporal.AskTimeout = d
 	}
 	return nil
 }

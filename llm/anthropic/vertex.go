@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -49,11 +50,11 @@ func VertexBaseURL(region string) string {
 func (v *vertexRoute) check() error {
 	switch {
 	case v.project == "":
-		return fmt.Errorf("Vertex AI needs a project")
+		return errors.New("a Vertex AI route needs a project")
 	case v.region == "":
-		return fmt.Errorf("Vertex AI needs a region")
+		return errors.New("a Vertex AI route needs a region")
 	case v.tokens == nil:
-		return fmt.Errorf("Vertex AI needs credentials (a token source)")
+		return errors.New("a Vertex AI route needs credentials (a token source)")
 	}
 	return nil
 }
@@ -67,7 +68,7 @@ func (v *vertexRoute) route(model string) option.RequestOption {
 		}
 		tok, err := v.tokens.Token()
 		if err != nil {
-			return nil, fmt.Errorf("Vertex AI credentials: %w", err)
+			return nil, fmt.Errorf("getting a token for Vertex AI: %w", err)
 		}
 		prefix := strings.TrimSuffix(r.URL.Path, "/v1/messages")
 		segs := []string{"v1", "projects", v.project, "locations", v.region, "publishers", "anthropic", "models", model + ":streamRawPredict"}

@@ -73,7 +73,7 @@ func TestVertexCredentialsFailure(t *testing.T) {
 	s := newRawServer(t, sse(textReply("ok")...))
 	p := New(WithBaseURL(s.URL), WithVertex("p", "us-east5", failingTokens{}), WithName("vertex"))
 	_, err := llm.Collect(p.Stream(context.Background(), simpleReq))
-	if err == nil || !strings.Contains(err.Error(), "Vertex AI credentials") || !strings.Contains(err.Error(), "could not find default credentials") {
+	if err == nil || !strings.Contains(err.Error(), "getting a token for Vertex AI") || !strings.Contains(err.Error(), "could not find default credentials") {
 		t.Fatalf("err = %v", err)
 	}
 	if len(s.bodies) != 0 {

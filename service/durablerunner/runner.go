@@ -5,11 +5,11 @@
 // cancels it. The server process runs no model call and no tool; the
 // session's state lives in the store the workers write.
 //
-// What does not map: a permission ask cannot reach the server (a step on a
-// worker refuses a call that needs someone's yes, and the model sees why),
-// so "approve and confirm each edit" is refused with a message that says
-// so; and answering a review needs a worker to be up, because the workflow
-// decides which of concurrent reviews takes effect.
+// A permission ask (AutoEdit's "approve and confirm each edit", an ask
+// rule) waits in the workflow: the session is a service.Asker, its asks are
+// the workflow's questions and an answer is an update the workflow takes
+// once. Answering a review or an ask needs a worker to be up, because the
+// workflow decides which of concurrent answers takes effect.
 package durablerunner
 
 import (
@@ -44,6 +44,9 @@ type Limits struct {
 	// ContextWindow is the window the workers' engines use (0: their own
 	// setting).
 	ContextWindow int
+	// AskTimeout is how long a permission question waits for its answer
+	// (0: durable.DefaultAskTimeout).
+	AskTimeout time.Duration
 }
 
 // Runner starts and follows sessions' workflows.
@@ -114,6 +117,8 @@ func (r *Runner) Open(ctx context.Context, id string) (service.Session, error) {
 	return &Session{r: r, id: s.ID, workdir: s.Workdir}, nil
 }
 
+var _ service.Asker = (*Session)(nil)
+
 // Session is one session whose workflow the server drives.
 type Session struct {
 	r       *Runner
@@ -147,7 +152,7 @@ func (s *Session) input(ctx context.Context) (durable.Input, error) {
 	l := s.r.limits
 	return durable.Input{SessionID: s.id, TaskQueue: s.r.queue, HistoryLen: stored.MessageCount, Mode: stored.Mode,
 		MaxTurns: l.MaxTurns, StallThreshold: l.StallThreshold, MaxRounds: l.MaxRounds, HeartbeatTimeout: l.HeartbeatTimeout,
-		ContinueAfter: l.ContinueAfter, Settings: durable.Settings{ContextWindow: l.ContextWindow}}, nil
+		ContinueAfter: l.ContinueAfter, AskTimeout: l.AskTimeout, Settings: durable.Settings{ContextWindow: l.ContextWindow}}, nil
 }
 
 // start starts a workflow run; its events are played from 0.
@@ -200,11 +205,6 @@ func (s *Session) Run(ctx context.Context, mode planning.Mode, prompt string) it
 // awaiting approval with no workflow waiting gets a workflow that starts
 // with the answer.
 func (s *Session) Review(choice planning.ReviewChoice, feedback string) (func(context.Context) iter.Seq[agent.Event], error) {
-	if choice == planning.ReviewApproveConfirm {
-		return nil, errors.New("approve_confirm asks before each edit, and nobody can be asked where a durable workflow runs " +
-			"(a worker refuses such calls); approve with approve_auto — the workers' permission rules still apply — " +
-			"or serve with --engine local")
-	}
 	if choice == planning.ReviewRefine && feedback == "" {
 		return nil, nil // as locally: the next prompt revises the plan
 	}
@@ -281,6 +281,41 @@ func (s *Session) awaitingPlan(ctx context.Context) (string, error) {
 	}
 	b, err := json.Marshal(st.Plan)
 	return string(b), err
+}
+
+// Asks implements service.Asker: the questions the workflow waits on.
+func (s *Session) Asks(ctx context.Context) ([]*agent.ApprovalRequest, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	qs, err := durable.Questions(ctx, s.r.c, s.id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*agent.ApprovalRequest, 0, len(qs))
+	for _, q := range qs {
+		out = append(out, q.Request())
+	}
+	return out, nil
+}
+
+// Answer implements service.Asker: the answer is an update the workflow
+// takes once; its event stream then reports it.
+func (s *Session) Answer(ctx context.Context, ask, answer, reason string) error {
+	ctx, cancel := context.WithTimeout(ctx, s.r.answerTimeout)
+	defer cancel()
+	err := durable.AnswerPermission(ctx, s.r.c, s.id, durable.PermissionAnswer{Ask: ask, Answer: answer, Reason: reason})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("no worker took the answer to %s of session %s within %s; start `harness9 worker` for task queue %s and retry",
+			ask, s.id, s.r.answerTimeout, s.r.queue)
+	case errors.Is(err, durable.ErrAnswered):
+		return fmt.Errorf("%w: %v", service.ErrAskAnswered, err)
+	case errors.Is(err, durable.ErrNoQuestion), errors.Is(err, durable.ErrNoWorkflow):
+		return fmt.Errorf("%w: %v", service.ErrNoAsk, err)
+	}
+	return err
 }
 
 // Continue implements service.Session: a workflow resumes the execution of
@@ -369,6 +404,9 @@ func (s *Session) follow(ctx context.Context, answeredAt int, yield func(agent.E
 	fol := durable.NewFollower(s.r.c, opts...)
 	stopped := false
 	st, err := fol.Follow(ctx, s.id, true, func(ev agent.Event) {
+		if a, ok := ev.(durable.PermissionAnswered); ok {
+			ev = service.AskAnswered{ID: a.ID, Answer: a.Answer, Unanswered: a.Unanswered}
+		}
 		if !stopped {
 			stopped = !yield(ev)
 		}

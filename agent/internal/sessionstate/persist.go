@@ -119,6 +119,7 @@ func (s *State) applyLocked(st session.State) {
 	s.flow = planning.RestoreWorkflow(planning.WorkflowState{Status: st.Status, Plan: st.Plan, TaskDir: st.TaskDir})
 	s.planFile = st.PlanFile
 	s.compaction = cloneCompaction(st.Compaction)
+	s.lastContext = st.ContextTokens
 }
 
 // Save writes the planning state. A failure is logged: a run's outcome
@@ -135,13 +136,14 @@ func (s *State) saveLocked(ctx context.Context) {
 	}
 	flow := s.flow.State()
 	st := session.State{
-		Todos:      s.todos.Read(),
-		Evidence:   s.evidence.Count(),
-		Status:     flow.Status,
-		Plan:       flow.Plan,
-		TaskDir:    flow.TaskDir,
-		PlanFile:   s.planFile,
-		Compaction: cloneCompaction(s.compaction),
+		Todos:         s.todos.Read(),
+		Evidence:      s.evidence.Count(),
+		Status:        flow.Status,
+		Plan:          flow.Plan,
+		TaskDir:       flow.TaskDir,
+		PlanFile:      s.planFile,
+		Compaction:    cloneCompaction(s.compaction),
+		ContextTokens: s.lastContext,
 	}
 	if err := s.store.SaveState(detached(ctx), s.sess.ID, st); err != nil {
 		s.log.Error("agent: could not save the planning state", "session", s.sess.ID, "err", err)

@@ -14,6 +14,7 @@ package sessionstate
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,11 +42,15 @@ type State struct {
 	planFile   string
 	compaction *session.Compaction
 	allowed    map[string]bool // AutoEdit: tools the user allowed for the session
+	granted    []string        // allow rules the user's answers added for the project
 	usage      usageMark
-	eff        effective // the last effective history of a compacted session
-	usageHook  func(ctx context.Context, sessionID, model string, u session.Usage)
-	pending    map[usageKey]session.Usage // model calls not written yet (ledger.go)
-	now        func() time.Time
+	// lastContext is the context size of the last model call, saved with
+	// the state (a front end's gauge when the session is opened again).
+	lastContext int
+	eff         effective // the last effective history of a compacted session
+	usageHook   func(ctx context.Context, sessionID, model string, u session.Usage)
+	pending     map[usageKey]session.Usage // model calls not written yet (ledger.go)
+	now         func() time.Time
 }
 
 // Option configures a State.
@@ -175,6 +180,31 @@ func (s *State) AllowedForSession(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.allowed[name]
+}
+
+// GrantRules records allow rules the user's "always" answer added for the
+// project, so that an engine carrying the session on (a durable step on
+// another worker) can add them too.
+func (s *State) GrantRules(rules ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rules {
+		if !slices.Contains(s.granted, r) {
+			s.granted = append(s.granted, r)
+		}
+	}
+}
+
+// Grants returns the tools the user allowed for the session and the rules
+// their answers added, sorted and in the order added.
+func (s *State) Grants() (tools, rules []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name := range s.allowed {
+		tools = append(tools, name)
+	}
+	slices.Sort(tools)
+	return tools, slices.Clone(s.granted)
 }
 
 func cloneCompaction(c *session.Compaction) *session.Compaction {

@@ -67,10 +67,19 @@ func (s *State) RecordUsage(u llm.Usage, system string) (contextTokens int) {
 		// The assistant message is appended right after the call.
 		s.usage = usageMark{tokens: tokens, histLen: len(s.history) + 1, covered: s.coveredLocked()}
 	}
-	if s.usage.tokens > 0 {
-		return s.usage.tokens
+	s.lastContext = s.usage.tokens
+	if s.lastContext == 0 {
+		s.lastContext = compact.EstimateTokens(system, s.effectiveLocked(), nil)
 	}
-	return compact.EstimateTokens(system, s.effectiveLocked(), nil)
+	return s.lastContext
+}
+
+// LastContextTokens is the context size of the session's last model call
+// (RecordUsage's), as saved with the state; 0 before any.
+func (s *State) LastContextTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastContext
 }
 
 // ContextTokens is the size of the next request: the provider's last

@@ -98,8 +98,31 @@ type Loop struct {
 	// retried after its first attempt stored its work does not store it
 	// again.
 	After int
+	// Answers are the user's answers to permission questions, by tool
+	// call id, for a host that cannot hold a Tools step open while a
+	// question waits (see Hosted): the step ends with the question asked,
+	// and the host runs it again with the answer here. A call answered
+	// here is not asked again, and its pre_tool_use hooks, which ran
+	// before it was asked, do not run again.
+	Answers map[string]Answer
 	// Memo is what the engine remembers across loops.
 	Memo Memo
+}
+
+// Answer is the user's answer to a permission question (Loop.Answers).
+type Answer struct {
+	// Answer is allow (this call), always (for the project when a rule
+	// narrower than the whole tool covers the call, else for the
+	// session) or deny: the words of serve's API and the CLI.
+	Answer string
+	// Reason is what the model is told with a denial ("" : none given).
+	Reason string
+	// Unanswered says nobody answered in time: the call is refused, and
+	// Reason is the whole message the model sees.
+	Unanswered bool
+	// Cancelled says the run was cancelled while the question waited:
+	// the call and those after it end as a cancelled local run's do.
+	Cancelled bool
 }
 
 // Memo is what the engine remembers between steps and across loops that
@@ -113,6 +136,19 @@ type Memo struct {
 	// next request is that figure plus an estimate of what was stored
 	// since.
 	Usage Usage
+	// Granted is what the user's answers allowed beyond a single call,
+	// which an engine keeps in memory: a host that runs each step on a
+	// fresh engine carries it from step to step.
+	Granted Grants
+}
+
+// Grants are what "always" answers allowed in a session.
+type Grants struct {
+	// Tools are allowed for the rest of the session (an always answer
+	// no narrower rule could express).
+	Tools []string `json:",omitempty"`
+	// Rules are allow rules added for the project.
+	Rules []string `json:",omitempty"`
 }
 
 // Usage is a provider's report of the context's size after a model call.
