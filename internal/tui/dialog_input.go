@@ -258,9 +258,7 @@ func (d *inputDialog) view(v dialogView) string {
 	var head []string
 	head = append(head, v.runTh.accent.Bold(true).Render(ansi.Truncate(termtext.Clean(q.From)+" asks for input", inner, "…")))
 	// The server's own words: shown, never obeyed by the terminal.
-	for _, l := range wrapLines(termtext.Clean(q.Message), inner, "") {
-		head = append(head, l)
-	}
+	head = append(head, wrapLines(termtext.Clean(q.Message), inner, "")...)
 	var rows []string
 	if q.URL != "" {
 		rows = append(rows, "open: "+ansi.Truncate(termtext.Clean(q.URL), inner-6, "…"))
