@@ -180,12 +180,20 @@ func (t *todoWriter) validate(next, prev []TodoItem) string {
 			len(direct), quoteIDs(direct), t.limit)
 	}
 	if len(completing) > 0 && t.evidence != nil && t.evidence.Count() == 0 {
-		return fmt.Sprintf("no tool call other than todo_write has run since the previous todo_write, so there is no evidence that %s was done. "+
+		return fmt.Sprintf(evidenceRefusal+", so there is no evidence that %s was done. "+
 			"Do the work first (write or edit the files, run the commands, check the result), then mark it completed. "+
 			"Status-only changes such as setting an item to in_progress are always accepted.", quoteIDs(completing))
 	}
 	return ""
 }
+
+// evidenceRefusal opens what the evidence gate answers a todo_write it
+// refuses.
+const evidenceRefusal = "no tool call other than todo_write has run since the previous todo_write"
+
+// IsEvidenceRefusal reports whether output, the result of a todo_write
+// call, is the evidence gate's refusal (evals count them).
+func IsEvidenceRefusal(output string) bool { return strings.Contains(output, evidenceRefusal) }
 
 func quoteIDs(ids []string) string {
 	q := make([]string, len(ids))

@@ -159,7 +159,7 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.allow, "allow", nil, "allow calls matching RULE without asking, e.g. 'bash(go test:*)' (repeatable)")
 	root.PersistentFlags().StringArrayVar(&g.deny, "deny", nil, "refuse calls matching RULE, e.g. 'bash(git push:*)' (repeatable)")
 	root.AddCommand(newRunCmd(e, g), requireSubcommand(newSessionsCmd(e, g)), newDemoCmd(e, g), newVersionCmd(e),
-		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g), newStatsCmd(e, g))
+		requireSubcommand(newSkillsCmd(e, g)), requireSubcommand(newMCPCmd(e, g)), newDoctorCmd(e, g), newTrustCmd(e, g), newServeCmd(e, g), newStatsCmd(e, g), newEvalCmd(e, g))
 	root.PersistentFlags().StringVar(&g.temporalAddress, "temporal-address", "", "Temporal frontend host:port for --engine temporal, worker and sessions approve/refine/cancel (config [temporal] address; default "+config.DefaultTemporalAddress+")")
 	root.AddCommand(newWorkerCmd(e, g))
 	root.AddCommand(newACPCmd(e, g))
