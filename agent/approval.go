@@ -69,7 +69,7 @@ func (l *turnLoop) decide(call llm.ToolCall) (d permission.Decision, ok bool) {
 // userTool reports whether name is one of the tools the engine was given
 // (WithTools), not one it provides itself.
 func (e *Engine) userTool(name string) bool {
-	for _, t := range e.cfg.tools {
+	for _, t := range e.userTools() {
 		if t.Name() == name {
 			return true
 		}

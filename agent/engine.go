@@ -65,6 +65,10 @@ type Engine struct {
 	// memo is what the planning driver remembers across this engine's
 	// calls (internal/driver.Memo); only the call holding busy uses it.
 	memo driver.Memo
+	// src holds the tool source's tools as last taken (toolsource.go) and
+	// guards readOnly, shell, notReadOnly and gateOnly, which follow them.
+	src      sourceTools
+	taskName string // the task tool's name, "" without sub-agents
 
 	st *sessionstate.State
 }

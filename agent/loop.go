@@ -74,9 +74,11 @@ type turnLoop struct {
 	policy planning.Policy // what mode means (planning's mode table)
 	gate   tool.Gate
 	defs   []llm.ToolDef
-	model  string // the model name sent for this run
-	text   string // the last assistant text, for a fallback plan's title
-	system string // the system prompt, fixed at entry
+	// restrict is the run's allowed-tools list, nil for none.
+	restrict *restriction
+	model    string // the model name sent for this run
+	text     string // the last assistant text, for a fallback plan's title
+	system   string // the system prompt, fixed at entry
 	// refining: the loop started with a plan awaiting approval (the user
 	// chose "keep refining"), so a fallback plan keeps its title.
 	refining bool
@@ -105,17 +107,16 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 		// the status stays what it was.
 		e.log.WarnContext(ctx, "agent: the planning workflow refused to start a run", "err", err)
 	}
-	gate := e.withDenyRules(e.gateFor(mode))
-	if rs.restrict != nil {
-		gate = restrictGate{Gate: gate, e: e, r: rs.restrict}
-	}
+	e.syncTools()
 	model := e.cfg.model
 	if rs.model != "" {
 		model = rs.model
 	}
-	return &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), gate: gate, defs: e.registry.Definitions(gate), refining: refining,
+	l := &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), restrict: rs.restrict, refining: refining,
 		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
 		model:  model, system: e.systemPrompt()}
+	l.fixTools()
+	return l
 }
 
 // systemPrompt is the system prompt of a loop starting now.
@@ -126,6 +127,23 @@ func (e *Engine) systemPrompt() string {
 		}
 	}
 	return e.cfg.system
+}
+
+// fixTools sets the loop's gate and the tool definitions it sends: the
+// mode's gate, the user's deny rules, the run's allowed tools.
+func (l *turnLoop) fixTools() {
+	l.gate = l.e.withDenyRules(l.e.gateFor(l.mode))
+	if l.restrict != nil {
+		l.gate = restrictGate{Gate: l.gate, e: l.e, r: l.restrict}
+	}
+	l.defs = l.e.registry.Definitions(l.gate)
+}
+
+// syncTools takes a tool source's changed tools between two model calls.
+func (l *turnLoop) syncTools() {
+	if l.e.syncTools() {
+		l.fixTools()
+	}
 }
 
 // leave settles the status of a loop that ended without submitting a plan

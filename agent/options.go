@@ -65,9 +65,11 @@ type config struct {
 	subParallel       int
 	subDepth          int
 	subTurns          int
-	depth             int    // 0 for a top-level engine, 1 for its sub-agents ...
-	parentID          string // a sub-agent's parent session
-	childTitle        string // a sub-agent's session title (the task's description)
+	depth             int        // 0 for a top-level engine, 1 for its sub-agents ...
+	toolSource        ToolSource // tools that may change (WithToolSource)
+	userInput         bool       // tools may ask the user (WithUserInput)
+	parentID          string     // a sub-agent's parent session
+	childTitle        string     // a sub-agent's session title (the task's description)
 	modelRetry        *llm.RetryPolicy
 	agentName         string // a sub-agent's definition name
 	observer          Observer

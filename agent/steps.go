@@ -135,6 +135,7 @@ func (x *engineSteps) Model(ctx context.Context, l *driver.Loop) (driver.Result,
 		}
 	} else {
 		e.st.SetUsage(sessionstate.UsageMark(l.Memo.Usage))
+		cl.syncTools()
 		if err := cl.maybeCompact(ctx); err != nil {
 			return x.result(RunError), err // no compaction can help: retrying cannot either
 		}

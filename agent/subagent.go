@@ -104,7 +104,7 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 			"delegate research to a read-only sub-agent (%s) and submit a plan for the changes", def.Name, subagent.Explore)
 	}
 	var tools []tool.Tool
-	for _, t := range e.cfg.tools {
+	for _, t := range e.userTools() {
 		name := t.Name()
 		if def.Tools != nil && !slices.Contains(def.Tools, name) {
 			continue
@@ -141,6 +141,7 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 		// The user's hooks guard a sub-agent's calls as they guard the
 		// parent's: delegating must not get around a pre_tool_use hook.
 		WithHooks(e.cfg.hooks),
+		WithUserInput(e.cfg.userInput),
 	}
 	if e.ws != nil {
 		opts = append(opts, WithWorkspace(e.ws))
@@ -153,7 +154,7 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 	var usedTools, files []string
 	for ev := range child.Run(ctx, req.Prompt) {
 		switch ev := ev.(type) {
-		case *ApprovalRequest:
+		case *ApprovalRequest, *InputRequest:
 			rl.q.push(ev)
 			continue
 		case SessionStarted:
@@ -193,12 +194,13 @@ func (e *Engine) allReadOnly(names []string) bool {
 	if len(names) == 0 {
 		return false
 	}
+	tools := e.userTools()
 	for _, n := range names {
-		i := slices.IndexFunc(e.cfg.tools, func(t tool.Tool) bool { return t.Name() == n })
+		i := slices.IndexFunc(tools, func(t tool.Tool) bool { return t.Name() == n })
 		if i < 0 {
 			continue // unknown names give the child nothing
 		}
-		if t := e.cfg.tools[i]; !isReadOnly(t) && !canRunReadOnly(t) {
+		if t := tools[i]; !isReadOnly(t) && !canRunReadOnly(t) {
 			return false
 		}
 	}

@@ -21,13 +21,12 @@ func (e *Engine) buildRegistry() error {
 	if err := e.registry.Register(e.cfg.tools...); err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
+	e.takeSourceTools()
 	if t := e.taskTool(); t != nil {
 		if err := e.registry.Register(t); err != nil {
 			return fmt.Errorf("agent: %w (the task tool is provided by the engine with WithSubagents)", err)
 		}
-		// Offered while planning too: the runner lets Plan Mode start only
-		// read-only sub-agents, which run under Plan Mode's gate.
-		e.readOnly = append(e.readOnly, t.Name())
+		e.taskName = t.Name()
 	}
 	if e.isChild() {
 		// A sub-agent answers its parent; the todo list and plans are the
@@ -50,9 +49,15 @@ func (e *Engine) buildRegistry() error {
 }
 
 // noteProperties notes which of the user's tools are read-only or can run
-// read-only.
+// read-only. The caller holds e.src.mu, or is New.
 func (e *Engine) noteProperties() error {
-	for _, t := range e.cfg.tools {
+	e.readOnly, e.shell, e.notReadOnly, e.gateOnly = nil, nil, nil, nil
+	if e.taskName != "" {
+		// Offered while planning too: the runner lets Plan Mode start only
+		// read-only sub-agents, which run under Plan Mode's gate.
+		e.readOnly = append(e.readOnly, e.taskName)
+	}
+	for _, t := range e.userToolsLocked() {
 		if ro, ok := t.(tool.ReadOnly); ok && ro.ReadOnly() {
 			e.readOnly = append(e.readOnly, t.Name())
 		}
@@ -74,6 +79,8 @@ func (e *Engine) noteProperties() error {
 // can only run read-only under the kernel sandbox (bash) is withheld when
 // it cannot here: Plan Mode's promise rests on the kernel, not on a parser.
 func (e *Engine) gateFor(mode planning.Mode) tool.Gate {
+	e.src.mu.RLock()
+	defer e.src.mu.RUnlock()
 	g := planning.NewGate(mode, planning.WithReadOnlyTools(e.readOnly...), planning.WithShellTools(e.shell...),
 		planning.WithGateOnlyShellTools(e.gateOnly...), planning.WithWorkspace(e.ws))
 	if !planning.PolicyFor(mode).ReadOnly || len(e.notReadOnly) == 0 {
@@ -255,6 +262,9 @@ func (l *turnLoop) pump(ctx context.Context, calls []llm.ToolCall, fn func(conte
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		cctx := tool.ContextWithProgress(l.s.toolContext(ctx, c.ID), func(text string) { q.output(c.ID, text) })
+		if l.e.cfg.userInput {
+			cctx = tool.ContextWithAsker(cctx, l.asker(q, c.ID))
+		}
 		cctx = context.WithValue(cctx, relayKey{}, relay{id: c.ID, q: q})
 		wg.Go(func() { results[i] = fn(cctx, c) })
 	}

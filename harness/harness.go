@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,11 +103,11 @@ func New(ctx context.Context, p llm.Provider, workdir string, opts ...Option) (*
 	a.tools = append(a.tools, skill.NewUseSkillTool(skills))
 	a.tools = append(a.tools, webTools(p, c)...)
 	a.tools = append(a.tools, c.tools...)
-	if a.mcp, err = connectMCP(ctx, a.sb, c); err != nil {
+	// The workdir is the servers' root (WithMCP's options may offer more).
+	mc := c
+	mc.mcpOpts = append([]mcptool.Option{mcptool.WithRoots(a.ws.Root())}, c.mcpOpts...)
+	if a.mcp, err = connectMCP(ctx, a.sb, mc); err != nil {
 		return nil, fmt.Errorf("MCP: %w", err)
-	}
-	if a.mcp != nil {
-		a.tools = append(a.tools, a.mcp.Tools()...)
 	}
 	if a.hooks, err = newHooks(a.ws, a.sb, c); err != nil {
 		a.Close()
@@ -154,6 +155,11 @@ func (a *Agent) NewEngine(opts ...agent.Option) (*agent.Engine, error) {
 		agent.WithResultHook(skill.NestedAgentsHook(a.ws, skill.DefaultAgentsMax)),
 		agent.WithSubagents(a.agents),
 	}
+	if a.mcp != nil {
+		// Re-read between model calls: a server's tools/list_changed
+		// reaches the next one.
+		base = append(base, agent.WithToolSource(a.mcp))
+	}
 	if c.store != nil {
 		base = append(base, agent.WithStore(c.store))
 	}
@@ -197,8 +203,15 @@ func (a *Agent) Workspace() *tool.Workspace { return a.ws }
 func (a *Agent) Sandbox() *sandbox.Sandbox { return a.sb }
 
 // Tools are the tools every engine gets, in the order the model sees them
-// (the engine adds todo_write, submit_plan and the sub-agents' task).
-func (a *Agent) Tools() []tool.Tool { return a.tools }
+// (the engine adds todo_write, submit_plan and the sub-agents' task): the
+// MCP servers' tools last, as they are now (a server may change them; an
+// engine follows).
+func (a *Agent) Tools() []tool.Tool {
+	if a.mcp == nil {
+		return a.tools
+	}
+	return append(slices.Clip(a.tools), a.mcp.Tools()...)
+}
 
 // Skills are the skills found in the workdir and the data directory.
 func (a *Agent) Skills() []skill.Skill { return a.skills }

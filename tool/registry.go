@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -100,6 +101,49 @@ func (r *Registry) Register(ts ...Tool) error {
 	}
 	for _, t := range ts {
 		r.tools = append(r.tools, t)
+		r.byName[t.Name()] = t
+		r.schemas[t.Name()] = &lazySchema{tool: t}
+	}
+	return nil
+}
+
+// Replace removes the tools named in remove and registers add in one
+// step (a tool source's new list): the added tools take the place of the
+// first removed one, so the order of the others stays. A name of add that
+// another remaining tool has is an error and nothing changes.
+func (r *Registry) Replace(remove []string, add ...Tool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gone := make(map[string]bool, len(remove))
+	for _, n := range remove {
+		gone[n] = true
+	}
+	seen := map[string]bool{}
+	for _, t := range add {
+		name := t.Name()
+		if _, dup := r.byName[name]; name == "" || (dup && !gone[name]) || seen[name] {
+			return fmt.Errorf("tool: cannot register %q: the name is empty or taken", name)
+		}
+		seen[name] = true
+	}
+	at := -1
+	kept := r.tools[:0:0]
+	for _, t := range r.tools {
+		if gone[t.Name()] {
+			if at < 0 {
+				at = len(kept)
+			}
+			delete(r.byName, t.Name())
+			delete(r.schemas, t.Name())
+			continue
+		}
+		kept = append(kept, t)
+	}
+	if at < 0 {
+		at = len(kept)
+	}
+	r.tools = slices.Concat(kept[:at], add, kept[at:])
+	for _, t := range add {
 		r.byName[t.Name()] = t
 		r.schemas[t.Name()] = &lazySchema{tool: t}
 	}

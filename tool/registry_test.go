@@ -256,3 +256,42 @@ func TestTruncateKeepsUTF8Whole(t *testing.T) {
 		}
 	}
 }
+
+func named(name string) tool.Tool {
+	return tool.New(name, name, func(context.Context, struct{}) (tool.Result, error) { return tool.Text(name), nil })
+}
+
+func registered(r *tool.Registry) string {
+	var out []string
+	for _, t := range r.Tools() {
+		out = append(out, t.Name())
+	}
+	return strings.Join(out, ",")
+}
+
+// Replace swaps a group of tools in one step, in the group's place; a
+// name another tool keeps is refused and nothing changes.
+func TestReplace(t *testing.T) {
+	r := tool.NewRegistry()
+	if err := r.Register(named("a"), named("m1"), named("m2"), named("z")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Replace([]string{"m1", "m2"}, named("m2"), named("m3")); err != nil {
+		t.Fatal(err)
+	}
+	if got := registered(r); got != "a,m2,m3,z" {
+		t.Errorf("after replace: %s", got)
+	}
+	if _, ok := r.Lookup("m1"); ok {
+		t.Error("m1 still looked up")
+	}
+	if res := r.Execute(context.Background(), nil, call("m3", `{}`)); res.Output != "m3" {
+		t.Errorf("m3 = %+v", res)
+	}
+	if err := r.Replace([]string{"m2"}, named("a")); err == nil || registered(r) != "a,m2,m3,z" {
+		t.Errorf("a taken name was accepted (%v): %s", err, registered(r))
+	}
+	if err := r.Replace(nil, named("n")); err != nil || registered(r) != "a,m2,m3,z,n" {
+		t.Errorf("adding with nothing removed: %v, %s", err, registered(r))
+	}
+}

@@ -274,7 +274,9 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 		harness.WithStore(rt.store),
 		harness.WithLogger(rt.logger),
 		harness.WithNotify(rt.notice),
-		harness.WithMCP(servers, mcpReadOnly(c)...),
+		// Nobody can be asked while a session is set up; a front end that
+		// can ask (the TUI) answers through agent.WithUserInput instead.
+		harness.WithMCP(servers, append(mcpOptions(c), mcptool.WithElicitation(declineElicitation(rt.notice)))...),
 		harness.WithWorkspaceOptions(o.workspace...))
 	a, err := harness.New(ctx, p, c.Workdir, hopts...)
 	if err != nil {
@@ -297,7 +299,7 @@ func newRuntime(ctx context.Context, e *env, c *config.Config, p llm.Provider, r
 	if rt.mcp != nil {
 		for _, st := range rt.mcp.Status() {
 			if !st.Connected {
-				rt.notice(fmt.Sprintf("MCP server %s did not start: %s", st.Name, st.Err))
+				rt.notice(fmt.Sprintf("MCP server %s did not start: %s", st.Name, serverState(st)))
 			}
 		}
 	}
@@ -357,36 +359,6 @@ func (rt *wiring) Close() {
 	rt.onClose = nil
 }
 
-// mcpServers merges <workdir>/.mcp.json, when the user trusts the project
-// (a cloned repository must not start commands by being opened), and
-// config.toml's [mcp_servers]; config.toml wins on a name clash.
-func mcpServers(c *config.Config) (map[string]mcptool.ServerConfig, error) {
-	out := map[string]mcptool.ServerConfig{}
-	if projectTrusted(c) {
-		fromFile, err := projectMCP(c, os.LookupEnv)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range fromFile {
-			out[k] = v
-		}
-	}
-	for k, v := range c.MCPServers {
-		out[k] = mcptool.ServerConfig{Command: v.Command, Args: v.Args, Env: v.Env, URL: v.URL, Headers: v.Headers}
-	}
-	return out, nil
-}
-
-// projectMCP reads the workdir's .mcp.json, if any, expanding ${VAR}
-// through lookup (nil: as written).
-func projectMCP(c *config.Config, lookup func(string) (string, bool)) (map[string]mcptool.ServerConfig, error) {
-	path := filepath.Join(c.Workdir, ".mcp.json")
-	if _, err := os.Stat(path); err != nil {
-		return nil, nil
-	}
-	return mcptool.LoadMCPJSON(path, lookup)
-}
-
 // engineOptions are the per-invocation choices for newEngine.
 type engineOptions struct {
 	resumeID string
@@ -396,6 +368,9 @@ type engineOptions struct {
 	// contextWindow overrides the configured window (0: none): a durable
 	// workflow's, started with run --context-window.
 	contextWindow int
+	// userInput: someone answers the engine's InputRequest events (the
+	// TUI), so an MCP server's elicitation is asked, not declined.
+	userInput bool
 }
 
 // setModel makes name the model of the engines opened from now on (the
@@ -427,6 +402,9 @@ func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	}
 	if rt.tel != nil {
 		opts = append(opts, agent.WithObserver(rt.tel.Telemetry))
+	}
+	if o.userInput {
+		opts = append(opts, agent.WithUserInput(true))
 	}
 	if !o.noClaim {
 		opts = append(opts, agent.WithSessionClaim(rt.claim))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/harness9/harness9/agent"
@@ -61,6 +62,23 @@ func (rt *wiring) tuiCommands() []tui.CustomCommand {
 			help = "custom command"
 		}
 		out = append(out, tui.CustomCommand{Name: "/" + c.Name, Args: c.ArgumentHint, Help: fmt.Sprintf("%s (%s)", help, c.Source)})
+	}
+	if rt.mcp == nil {
+		return out
+	}
+	for _, p := range rt.mcp.Prompts() {
+		if slices.ContainsFunc(out, func(c tui.CustomCommand) bool { return c.Name == "/"+p.Command }) {
+			continue // a custom command of the same name wins, as in Expand
+		}
+		help := p.Description
+		if help == "" {
+			help = p.Title
+		}
+		if help == "" {
+			help = "MCP prompt"
+		}
+		out = append(out, tui.CustomCommand{Name: "/" + p.Command, Args: strings.TrimSpace(strings.TrimPrefix(p.Usage(), "/"+p.Command)),
+			Help: fmt.Sprintf("%s (MCP server %s)", help, p.Server)})
 	}
 	return out
 }

@@ -373,7 +373,7 @@ func checkMCP(ctx context.Context, d *doctorRun) (string, string) {
 	ctx, cancel := context.WithTimeout(ctx, doctorMCPTimeout+2*time.Second)
 	defer cancel()
 	m, err := harness.ConnectMCP(ctx, sb, append(environment(d.cfg, os.Getenv),
-		harness.WithMCP(servers, append(mcpReadOnly(d.cfg), mcptool.WithTimeout(doctorMCPTimeout))...))...)
+		harness.WithMCP(servers, append(mcpOptions(d.cfg), mcptool.WithTimeout(doctorMCPTimeout))...))...)
 	if err != nil {
 		return checkWarn, err.Error()
 	}
@@ -381,12 +381,10 @@ func checkMCP(ctx context.Context, d *doctorRun) (string, string) {
 	status := checkOK
 	var parts []string
 	for _, st := range m.Status() {
-		if st.Connected {
-			parts = append(parts, fmt.Sprintf("%s: %d tools", st.Name, len(st.Tools)))
-		} else {
+		if !st.Connected {
 			status = checkWarn
-			parts = append(parts, fmt.Sprintf("%s: failed: %s", st.Name, st.Err))
 		}
+		parts = append(parts, fmt.Sprintf("%s: %s", st.Name, serverState(st)))
 	}
 	return status, strings.Join(parts, " · ")
 }

@@ -3,11 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 
-	"github.com/harness9/harness9/harness"
 	"github.com/harness9/harness9/internal/termtext"
 
 	"github.com/spf13/cobra"
@@ -76,60 +74,6 @@ func newSkillsCmd(e *env, g *globals) *cobra.Command {
 			}
 			for _, s := range skills {
 				fmt.Fprintf(stdout, "%-24s %s\n    %s\n", s.Name, s.Description, s.Path)
-			}
-			return nil
-		},
-	})
-	return cmd
-}
-
-func newMCPCmd(e *env, g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "mcp", Short: "MCP servers from <workdir>/.mcp.json and config.toml"}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "list",
-		Short: "Start each configured MCP server and list its status and tools",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := g.load(e, config.Flags{})
-			if err != nil {
-				return err
-			}
-			if n := untrustedNotice(c); n != "" {
-				fmt.Fprintf(e.stderr, "harness9: %s\n", n)
-			}
-			servers, err := mcpServers(c)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			ws, err := projectWorkspace(c, c.Workdir)
-			if err != nil {
-				return withCode(ExitUsage, fmt.Errorf("workdir: %w", err))
-			}
-			sb, err := newSandbox(c, ws, os.Getenv)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			if len(servers) == 0 {
-				fmt.Fprintf(e.stderr, "no MCP servers; configure them in %s/.mcp.json or [mcp_servers] in %s\n", c.Workdir, c.File)
-				return nil
-			}
-			stdout, stderr := termtext.Writer(e.stdout), termtext.Writer(e.stderr)
-			m, err := harness.ConnectMCP(cmd.Context(), sb, append(environment(c, os.Getenv),
-				harness.WithMCP(servers, mcpReadOnly(c)...),
-				harness.WithNotify(func(msg string) { fmt.Fprintf(stderr, "harness9: %s\n", msg) }))...)
-			if err != nil {
-				return withCode(ExitError, err)
-			}
-			defer m.Close()
-			for _, st := range m.Status() {
-				state := "connected"
-				if !st.Connected {
-					state = "failed: " + st.Err
-				}
-				fmt.Fprintf(stdout, "%s (%s) %s\n", st.Name, st.Transport, state)
-				if len(st.Tools) > 0 {
-					fmt.Fprintf(stdout, "    %s\n", strings.Join(st.Tools, "\n    "))
-				}
 			}
 			return nil
 		},

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harness9/harness9/internal/termtext"
 	"io"
 	"strings"
+
+	"github.com/harness9/harness9/internal/termtext"
 
 	"github.com/spf13/cobra"
 

@@ -15,7 +15,6 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/compact"
 	"github.com/harness9/harness9/internal/config"
-	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/termtext"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
@@ -197,12 +196,12 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 		}
 		prompt, runOpts = expanded, o
 	}
-	if strings.Contains(prompt, "@") {
-		var report []mention.Attached
-		prompt, report = mention.Expand(rt.ws, prompt)
-		if sum := mention.Summary(report); sum != "" {
-			rt.notice(sum)
-		}
+	prompt, attached, notes, err := rt.attach(ctx, prompt)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		rt.notice(n)
 	}
 	if err := checkPromptSize(rt, prompt); err != nil {
 		return err
@@ -211,6 +210,7 @@ func runHeadless(ctx context.Context, e *env, g *globals, f *runFlags, args []st
 	if err != nil {
 		return err
 	}
+	images = append(images, attached...)
 	if err := checkVision(rt, images); err != nil {
 		return err
 	}

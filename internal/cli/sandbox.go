@@ -11,6 +11,7 @@ import (
 	"github.com/harness9/harness9/internal/lib/gitguard"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/tool"
+	"github.com/harness9/harness9/tool/mcptool"
 )
 
 // environment is what the program knows of its user, as the assembled
@@ -116,6 +117,13 @@ func sandboxLabel(rt *wiring) string {
 		return "NO SANDBOX"
 	}
 	return "sandboxed"
+}
+
+// mcpOptions are the options the CLI adds to every MCP connection: the
+// user's read-only declarations and the store of OAuth logins
+// (<data>/mcp-auth). The harness offers the workdir as their root.
+func mcpOptions(c *config.Config) []mcptool.Option {
+	return append(mcpReadOnly(c), mcptool.WithTokenStore(mcpTokens(c)))
 }
 
 // projectWorkspace opens dir as the workspace of c's model: the file tools,

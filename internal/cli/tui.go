@@ -15,7 +15,6 @@ import (
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/demo"
 	"github.com/harness9/harness9/internal/memory"
-	"github.com/harness9/harness9/internal/mention"
 	"github.com/harness9/harness9/internal/trust"
 	"github.com/harness9/harness9/internal/tui"
 	"github.com/harness9/harness9/llm"
@@ -166,7 +165,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 	return tui.Options{
 		Memory: &book,
 		NewEngine: func(resumeID string) (tui.Engine, error) {
-			return rt.newEngine(engineOptions{resumeID: resumeID})
+			return rt.newEngine(engineOptions{resumeID: resumeID, userInput: true})
 		},
 		LoadImage: func(path string) (llm.Image, error) {
 			return loadImage(rt.ws, promptPath(rt.cfg.Workdir, path))
@@ -191,11 +190,9 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			files, _, err := builtin.Files(ctx, rt.ws, maxCompletionFiles)
 			return files, err
 		},
-		Attach: func(prompt string) (string, string) {
-			expanded, report := mention.Expand(rt.ws, prompt)
-			return expanded, mention.Summary(report)
-		},
-		Models: func() []string { return rt.cfg.ModelChoices(os.Getenv) },
+		Mentions: []func(string) []string{rt.resourceCompletion(ctx)},
+		Attach:   rt.tuiAttach,
+		Models:   func() []string { return rt.cfg.ModelChoices(os.Getenv) },
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},
@@ -223,11 +220,7 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 			}
 			var out []string
 			for _, st := range rt.mcp.Status() {
-				line := fmt.Sprintf("%s (%s): %d tools", st.Name, st.Transport, len(st.Tools))
-				if !st.Connected {
-					line = fmt.Sprintf("%s (%s): failed: %s", st.Name, st.Transport, st.Err)
-				}
-				out = append(out, line)
+				out = append(out, fmt.Sprintf("%s (%s): %s", st.Name, st.Transport, serverState(st)))
 			}
 			return out
 		},

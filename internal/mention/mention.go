@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -41,8 +42,9 @@ func Paths(prompt string) []string {
 
 // Attached is one file Expand attached or could not.
 type Attached struct {
-	Path    string // as resolved, relative to the workdir
+	Path    string // as resolved, relative to the workdir; server:uri for a resource
 	Lines   int
+	Picture bool   // an image, attached as a picture
 	Problem string // why it was not attached; "" when it was
 }
 
@@ -56,6 +58,23 @@ func Expand(ws *tool.Workspace, prompt string) (string, []Attached) {
 	return a.Append(prompt), a.report
 }
 
+// Expanded is a prompt with what it mentions attached.
+type Expanded struct {
+	Text   string
+	Images []llm.Image // pictures among the mentioned resources
+	Report []Attached
+}
+
+// ExpandAll is Expand for files and, when res is set, the MCP resources
+// the prompt mentions as @server:uri. A resource is attached like a file
+// (the same size limits; binary content refused) and a picture goes
+// through the picture package's checks, for a model with vision only.
+func ExpandAll(ctx context.Context, ws *tool.Workspace, prompt string, res Resources, vision bool) Expanded {
+	var a Attachments
+	a.MentionsWith(ctx, ws, prompt, res, vision)
+	return Expanded{Text: a.Append(prompt), Images: a.images, Report: a.report}
+}
+
 // Attachments collects files for a prompt, within the limits of Expand:
 // files a front end names some other way than @path (an editor's
 // resource links and embedded resources).
@@ -64,16 +83,34 @@ type Attachments struct {
 	total  int
 	done   map[string]bool
 	report []Attached
+	images []llm.Image
 }
+
+// Images are the pictures attached (image resources).
+func (a *Attachments) Images() []llm.Image { return a.images }
 
 // Mentions attaches the files prompt names with @path, as Expand does.
 func (a *Attachments) Mentions(ws *tool.Workspace, prompt string) {
+	a.MentionsWith(context.Background(), ws, prompt, nil, false)
+}
+
+// MentionsWith attaches the files prompt names with @path and, when res
+// is set, the MCP resources it names with @server:uri (see ExpandAll).
+func (a *Attachments) MentionsWith(ctx context.Context, ws *tool.Workspace, prompt string, res Resources, vision bool) {
+	var servers []string
+	if res != nil {
+		servers = res.Servers()
+	}
 	for _, raw := range Paths(prompt) {
+		if server, uri, ok := resourceRef(raw, servers); ok {
+			a.resource(ctx, res, server, uri, vision)
+			continue
+		}
 		path := raw
 		data, truncated, err := ws.ReadFile(path, MaxFileBytes)
 		if err != nil {
 			// "see @main.go." — the sentence's full stop is not the path's.
-			if trimmed := strings.TrimRight(raw, ".,;:!?)]}'\""); trimmed != raw && trimmed != "" {
+			if trimmed := trimPunct(raw); trimmed != raw && trimmed != "" {
 				path = trimmed
 				data, truncated, err = ws.ReadFile(path, MaxFileBytes)
 			}
@@ -124,24 +161,27 @@ func (a *Attachments) Append(prompt string) string { return prompt + a.b.String(
 func (a *Attachments) Report() []Attached { return a.report }
 
 func (a *Attachments) add(path string, data []byte, truncated bool) {
+	a.block("file", fmt.Sprintf("path=%q", path), path, data, truncated)
+}
+
+// block attaches data as a <tag attrs> block reported under name, unless
+// it is too large, binary or would pass the total.
+func (a *Attachments) block(tag, attrs, name string, data []byte, truncated bool) {
 	switch {
-	case a.done[path]:
+	case a.done[name]:
 		return
 	case truncated:
-		a.report = append(a.report, Attached{Path: path, Problem: fmt.Sprintf("larger than %d KB", MaxFileBytes>>10)})
+		a.report = append(a.report, Attached{Path: name, Problem: fmt.Sprintf("larger than %d KB", MaxFileBytes>>10)})
 		return
 	case bytes.IndexByte(data, 0) >= 0:
-		a.report = append(a.report, Attached{Path: path, Problem: "a binary file"})
+		a.report = append(a.report, Attached{Path: name, Problem: "a binary file"})
 		return
 	case a.total+len(data) > MaxTotalBytes:
-		a.report = append(a.report, Attached{Path: path, Problem: fmt.Sprintf("the attachments would pass %d KB", MaxTotalBytes>>10)})
+		a.report = append(a.report, Attached{Path: name, Problem: fmt.Sprintf("the attachments would pass %d KB", MaxTotalBytes>>10)})
 		return
 	}
 	a.total += len(data)
-	if a.done == nil {
-		a.done = map[string]bool{}
-	}
-	a.done[path] = true
+	a.markDone(name)
 	if a.b.Len() == 0 {
 		a.b.WriteString("\n\nFiles the user attached:")
 	}
@@ -150,13 +190,23 @@ func (a *Attachments) add(path string, data []byte, truncated bool) {
 	// then text of its own cannot end the attachment early and have
 	// that text read as the user's.
 	fence := Fence(data)
-	fmt.Fprintf(&a.b, "\n<file path=%q>\n%s\n%s", path, fence, data)
+	fmt.Fprintf(&a.b, "\n<%s %s>\n%s\n%s", tag, attrs, fence, data)
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		a.b.WriteByte('\n')
 	}
-	a.b.WriteString(fence + "\n</file>")
-	a.report = append(a.report, Attached{Path: path, Lines: bytes.Count(data, []byte("\n")) + boolInt(len(data) > 0 && data[len(data)-1] != '\n')})
+	a.b.WriteString(fence + "\n</" + tag + ">")
+	a.report = append(a.report, Attached{Path: name, Lines: bytes.Count(data, []byte("\n")) + boolInt(len(data) > 0 && data[len(data)-1] != '\n')})
 }
+
+func (a *Attachments) markDone(name string) {
+	if a.done == nil {
+		a.done = map[string]bool{}
+	}
+	a.done[name] = true
+}
+
+// trimPunct drops a sentence's punctuation from the end of a mention.
+func trimPunct(s string) string { return strings.TrimRight(s, ".,;:!?)]}'\"") }
 
 // Fence is a markdown code fence longer than any run of backticks in
 // data, so data cannot end the block it is put in.
@@ -196,13 +246,16 @@ func problem(err error) string {
 func Summary(report []Attached) string {
 	var ok, bad []string
 	for _, a := range report {
-		if a.Problem == "" {
+		switch {
+		case a.Problem == "" && a.Picture:
+			ok = append(ok, a.Path+" (picture)")
+		case a.Problem == "":
 			unit := "lines"
 			if a.Lines == 1 {
 				unit = "line"
 			}
 			ok = append(ok, fmt.Sprintf("%s (%d %s)", a.Path, a.Lines, unit))
-		} else {
+		default:
 			bad = append(bad, a.Path+": "+a.Problem)
 		}
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -275,8 +276,8 @@ func TestMentionCompletionAndAttach(t *testing.T) {
 		listed++
 		return []string{"cmd/main.go", "internal/parse/lexer.go", "internal/parse/parser.go", "README.md"}, nil
 	}
-	opts.Attach = func(p string) (string, string) {
-		return p + "\n<file>…</file>", "attached internal/parse/lexer.go (10 lines)"
+	opts.Attach = func(_ context.Context, p string) (Attachment, error) {
+		return Attachment{Prompt: p + "\n<file>…</file>", Summary: "attached internal/parse/lexer.go (10 lines)"}, nil
 	}
 	h := newHarness(t, opts, 100, 24)
 	h.typeText("look at @inter")

@@ -2,11 +2,13 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"strings"
 	"testing"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/llm"
 )
 
 // withRunWith is a fake engine that takes run options, like *agent.Engine.
@@ -75,5 +77,45 @@ func TestHookReportsShown(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// An MCP prompt is a custom command Attach expands off the UI loop: its
+// text and pictures reach the engine and its note the transcript; when
+// the server fails, the error is shown and nothing is run.
+func TestAttachExpandsMCPPrompt(t *testing.T) {
+	f := &withRunWith{fakeEngine: newFake()}
+	opts := testOptions(f)
+	opts.Commands = []CustomCommand{{Name: "/mcp__srv__greet", Args: "<name>", Help: "Greets (MCP server srv)"}}
+	pic := llm.Image{MediaType: "image/png", Data: []byte("\x89PNG")}
+	opts.Attach = func(_ context.Context, p string) (Attachment, error) {
+		name, ok := strings.CutPrefix(p, "/mcp__srv__greet ")
+		switch {
+		case !ok:
+			return Attachment{Prompt: p}, nil
+		case name == "fail":
+			return Attachment{}, errors.New("MCP server srv: prompt greet: boom")
+		}
+		return Attachment{Prompt: "Say hello to " + name, Images: []llm.Image{pic}, Summary: "1 picture from the prompt"}, nil
+	}
+	h := newHarness(t, opts, 100, 40)
+	h.typeText("/mcp__srv__greet Ada")
+	h.key("enter")
+	h.waitIdle()
+	if !hasCall(f.fakeEngine, "runwith:Say hello to Ada") || len(f.opts.Images) != 1 {
+		t.Fatalf("calls %v, images %d", f.Calls(), len(f.opts.Images))
+	}
+	if s := h.screen(); !strings.Contains(s, "/mcp__srv__greet Ada") || !strings.Contains(s, "1 picture from the prompt") {
+		t.Errorf("transcript:\n%s", s)
+	}
+	calls := len(f.Calls())
+	h.typeText("/mcp__srv__greet fail")
+	h.key("enter")
+	h.waitIdle()
+	if len(f.Calls()) != calls {
+		t.Errorf("a failed prompt still ran: %v", f.Calls())
+	}
+	if !strings.Contains(h.screen(), "boom") {
+		t.Errorf("the error is not shown:\n%s", h.screen())
 	}
 }

@@ -204,5 +204,6 @@ func after(d time.Duration, msg tea.Msg) tea.Cmd {
 // Questions still waiting for an answer are denied.
 func (m *model) closeAllDialogs() {
 	m.denyPermissions("the session was closed")
+	m.cancelInputs()
 	m.dialogs = nil
 }

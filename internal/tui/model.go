@@ -83,7 +83,9 @@ type model struct {
 	quitArmed bool
 	quitting  bool                     // the program is ending: the live area is cleared
 	permQueue []*agent.ApprovalRequest // questions waiting behind the open one
-	files     []string                 // the workdir's files for @ completion, once listed
+	// inputQueue are tools' questions waiting behind the open one.
+	inputQueue []*agent.InputRequest
+	files      []string // the workdir's files for @ completion, once listed
 	// The session's token totals since it was opened here, and their cost
 	// when every model used has a price (costKnown).
 	totalIn, totalOut int

@@ -53,6 +53,13 @@ type CustomCommand struct {
 	Help string // description
 }
 
+// Attachment is a prompt as Attach prepared it.
+type Attachment struct {
+	Prompt  string      // what the model receives
+	Images  []llm.Image // pictures to send with it
+	Summary string      // one line saying what was attached or left out
+}
+
 // runnerWith is an Engine that takes run options (*agent.Engine).
 type runnerWith interface {
 	RunWith(ctx context.Context, prompt string, o agent.RunOptions) iter.Seq[agent.Event]
@@ -123,10 +130,12 @@ type Options struct {
 	// server's resources): each gets the text typed after "@" and returns
 	// its candidates, best first. Called off the UI loop.
 	Mentions []func(prefix string) []string
-	// Attach appends the files a prompt mentions with @path to the prompt
-	// the model receives and says in one line what it attached; nil sends
-	// prompts as typed. Called off the UI loop.
-	Attach func(prompt string) (expanded, summary string)
+	// Attach prepares every prompt (after Expand) off the UI loop: the
+	// files and MCP resources it mentions with @ appended, a line calling
+	// an MCP prompt (/mcp__server__prompt) replaced by the server's
+	// prompt. Its Summary is shown before the run; an error is shown
+	// instead of running. nil sends prompts as typed.
+	Attach func(ctx context.Context, prompt string) (Attachment, error)
 	// Models lists what /model offers (PROVIDER/MODEL, current first);
 	// SetModel makes name the model of the engines NewEngine opens from
 	// now on. Either nil: /model is not available.

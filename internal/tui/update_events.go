@@ -106,6 +106,8 @@ func (m *model) handleEvent(ev agent.Event) tea.Cmd {
 			ev.Err, ev.Wait.Round(time.Millisecond), ev.Attempt))
 	case *agent.ApprovalRequest:
 		return m.askPermission(ev)
+	case *agent.InputRequest:
+		return m.askInput(ev)
 	case agent.Done:
 		m.finishText("")
 		m.handleDone(ev)
@@ -160,6 +162,7 @@ func (m *model) handleStreamEnd() tea.Cmd {
 	}
 	// The run ended while asking: nobody waits for the answers any more.
 	m.denyPermissions("the turn ended")
+	m.cancelInputs()
 	for id, b := range m.calls { // calls that never got a result
 		b.done, b.isError, b.result, b.dirty = true, true, "interrupted", true
 		delete(m.calls, id)

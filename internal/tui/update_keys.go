@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"iter"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -184,6 +185,7 @@ func (m *model) cancelTurn() {
 		m.cancel()
 	}
 	m.denyPermissions("the user cancelled the turn")
+	m.cancelInputs()
 	m.layout()
 }
 
@@ -249,51 +251,55 @@ func (m *model) send(prompt string) tea.Cmd {
 // sendWith starts a run with the user's prompt and its images.
 func (m *model) sendWith(prompt string, images []llm.Image) tea.Cmd {
 	line, eng := prompt, m.eng
-	run := func(ctx context.Context, prompt string) iter.Seq[agent.Event] { return eng.Run(ctx, prompt) }
 	rw, with := eng.(runnerWith)
-	if len(images) > 0 {
-		if !with {
-			m.hint = "this session cannot take images (nothing was sent)"
-			return nil
-		}
-		run = func(ctx context.Context, prompt string) iter.Seq[agent.Event] {
-			return rw.RunWith(ctx, prompt, agent.RunOptions{Images: images})
-		}
+	if len(images) > 0 && !with {
+		m.hint = "this session cannot take images (nothing was sent)"
+		return nil
 	}
+	var o agent.RunOptions
+	custom := false
 	if m.opts.Expand != nil {
-		if expanded, o, note, ok := m.opts.Expand(prompt); ok {
+		if expanded, eo, note, ok := m.opts.Expand(prompt); ok {
 			// A custom command: the transcript shows the line typed, the
 			// model gets the expanded prompt with the command's options.
-			if !with && (o.Model != "" || len(o.AllowedTools) > 0) {
+			if !with && (eo.Model != "" || len(eo.AllowedTools) > 0) {
 				m.hint = "this session cannot run a command with a model or allowed-tools of its own (nothing was sent)"
 				return nil
 			}
 			if note != "" {
 				m.note(note)
 			}
-			prompt = expanded
-			if with {
-				o.Images = images
-				run = func(ctx context.Context, prompt string) iter.Seq[agent.Event] { return rw.RunWith(ctx, prompt, o) }
-			}
+			prompt, o, custom = expanded, eo, true
 		}
+	}
+	run := func(ctx context.Context, prompt string, images []llm.Image) iter.Seq[agent.Event] {
+		if !with || (!custom && len(images) == 0) {
+			return eng.Run(ctx, prompt)
+		}
+		ro := o
+		ro.Images = images
+		return rw.RunWith(ctx, prompt, ro)
 	}
 	m.tr.add(&block{kind: blockUser, text: line})
 	m.tr.toEnd()
 	attach := m.opts.Attach
-	if attach == nil || !strings.Contains(prompt, "@") {
-		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return run(ctx, prompt) })
+	if attach == nil {
+		return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] { return run(ctx, prompt, images) })
 	}
 	return m.startStream(func(ctx context.Context) iter.Seq[agent.Event] {
-		expanded, summary := attach(prompt)
-		events := run(ctx, expanded)
-		if summary == "" {
-			return events
-		}
+		a, err := attach(ctx, prompt)
 		return func(yield func(agent.Event) bool) {
-			if yield(attachedNote{summary}) {
-				events(yield)
+			switch {
+			case err != nil:
+				yield(agent.Error{Message: err.Error()})
+				return
+			case len(a.Images) > 0 && !with:
+				yield(agent.Error{Message: "this session cannot take images; nothing was sent"})
+				return
+			case a.Summary != "" && !yield(attachedNote{a.Summary}):
+				return
 			}
+			run(ctx, a.Prompt, append(slices.Clip(images), a.Images...))(yield)
 		}
 	})
 }

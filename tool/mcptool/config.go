@@ -30,6 +30,9 @@ type ServerConfig struct {
 	// Type is optional: "stdio", "http" (streamable HTTP) or "sse" (the
 	// older HTTP+SSE transport). When empty it follows from Command or URL.
 	Type string `json:"type,omitempty" toml:"type,omitempty"`
+	// OAuth configures the login of an HTTP server that asks for one
+	// (Login); nil means discovery and dynamic client registration.
+	OAuth *OAuthConfig `json:"oauth,omitempty" toml:"oauth,omitempty"`
 }
 
 // Transport names, as reported in ServerStatus.
@@ -38,6 +41,10 @@ const (
 	TransportHTTP  = "http"
 	TransportSSE   = "sse"
 )
+
+// Transport returns the transport the config asks for (TransportStdio,
+// TransportHTTP or TransportSSE), or an error saying what is missing.
+func (c ServerConfig) Transport() (string, error) { return c.transport() }
 
 // transport returns the transport the config asks for, or an error saying
 // what is missing.

@@ -3,13 +3,17 @@ package mcptool
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	osexec "os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/harness9/harness9/tool"
 )
 
 // The reference server nobody here wrote. CI installs it with
@@ -38,6 +42,7 @@ func everythingCommand(t *testing.T) ServerConfig {
 }
 
 func TestEverythingServerStdio(t *testing.T) {
+	t.Parallel()
 	cfg := everythingCommand(t)
 	m, err := Connect(context.Background(), map[string]ServerConfig{"everything": cfg}, WithTimeout(60*time.Second))
 	if err != nil {
@@ -48,6 +53,7 @@ func TestEverythingServerStdio(t *testing.T) {
 }
 
 func TestEverythingServerStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	cfg := everythingCommand(t)
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -139,4 +145,36 @@ func checkEverything(t *testing.T, m *Manager) {
 func isReadOnly(t interface{ Name() string }) bool {
 	ro, ok := t.(interface{ ReadOnly() bool })
 	return ok && ro.ReadOnly()
+}
+
+// The reference server's progress notifications reach the call's output,
+// and its roots tool sees the roots offered.
+func TestEverythingServerProgressAndRoots(t *testing.T) {
+	t.Parallel()
+	cfg := everythingCommand(t)
+	dir := t.TempDir()
+	m, err := Connect(context.Background(), map[string]ServerConfig{"everything": cfg}, WithTimeout(60*time.Second), WithRoots(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if st := m.Status(); !st[0].Connected {
+		t.Fatalf("status %+v", st)
+	}
+	var mu sync.Mutex
+	var progress strings.Builder
+	ctx := tool.ContextWithProgress(context.Background(), func(s string) { mu.Lock(); progress.WriteString(s); mu.Unlock() })
+	res, err := toolsByName(m)["mcp__everything__trigger-long-running-operation"].Execute(ctx, json.RawMessage(`{"duration": 0.2, "steps": 2}`))
+	if err != nil || res.IsError {
+		t.Fatalf("long-running operation: %+v %v", res, err)
+	}
+	waitFor(t, "both progress lines", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(progress.String(), "[1/2]") && strings.Contains(progress.String(), "[2/2]")
+	})
+	waitFor(t, "the roots tool", func() bool { return toolsByName(m)["mcp__everything__get-roots-list"] != nil })
+	if res := run(t, toolsByName(m)["mcp__everything__get-roots-list"], `{}`); !strings.Contains(res.Output, "file://"+dir) {
+		t.Errorf("roots the server knows: %+v", res)
+	}
 }

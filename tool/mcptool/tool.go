@@ -28,11 +28,12 @@ type mcpTool struct {
 	description string
 	schema      json.RawMessage
 	readOnly    bool
-	session     *mcp.ClientSession
+	srv         *server
 	timeout     time.Duration // bounds one call; 0: none
 }
 
-func newMCPTool(server string, session *mcp.ClientSession, t *mcp.Tool) *mcpTool {
+// newMCPTool is t of server s, not yet named (the Manager assigns names).
+func newMCPTool(s *server, t *mcp.Tool) *mcpTool {
 	desc := t.Description
 	if desc == "" {
 		desc = t.Title
@@ -44,13 +45,12 @@ func newMCPTool(server string, session *mcp.ClientSession, t *mcp.Tool) *mcpTool
 		desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
 	}
 	return &mcpTool{
-		name:        Name(server, t.Name),
-		server:      server,
+		server:      s.name,
 		remote:      t.Name,
-		description: fmt.Sprintf("[MCP server %s] %s", server, desc),
+		description: fmt.Sprintf("[MCP server %s] %s", s.name, desc),
 		schema:      inputSchema(t.InputSchema),
 		readOnly:    t.Annotations != nil && t.Annotations.ReadOnlyHint,
-		session:     session,
+		srv:         s,
 	}
 }
 
@@ -98,7 +98,19 @@ func (t *mcpTool) Execute(ctx context.Context, input json.RawMessage) (tool.Resu
 		call, cancel = context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 	}
-	res, err := t.session.CallTool(call, &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(args)})
+	params := &mcp.CallToolParams{Name: t.remote, Arguments: json.RawMessage(args)}
+	// The call is the server's current one: its requests for input go to
+	// this call's user, its progress to this call's output.
+	active, end := t.srv.begin(ctx)
+	defer end()
+	if active.progress != nil {
+		tok := t.srv.m.progress.add(active.progress)
+		// Notifications are handled apart from the result: the last ones
+		// may come just after it.
+		defer time.AfterFunc(progressGrace, func() { t.srv.m.progress.remove(tok) })
+		params.SetProgressToken(tok)
+	}
+	res, err := t.srv.session.CallTool(call, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()

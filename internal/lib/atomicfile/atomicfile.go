@@ -29,12 +29,54 @@ var ErrIsDir = errors.New("it is a directory")
 // write through a link resolve it first. It reports whether name was
 // created.
 func Write(root *os.Root, name string, data []byte) (created bool, err error) {
-	perm := NewFilePerm
+	return write(root, name, data, NewFilePerm, 0o755, true)
+}
+
+// WritePrivate is Write for a file only its owner may read or write
+// (credentials): the file is written with mode 0600 whatever it had, and
+// missing parent directories are created 0700.
+func WritePrivate(root *os.Root, name string, data []byte) error {
+	_, err := write(root, name, data, 0o600, 0o700, false)
+	return err
+}
+
+// WriteFile is Write for a path: its directory is created (0700) when
+// missing and is the root of the write.
+func WriteFile(path string, data []byte) error {
+	return writePath(path, func(root *os.Root, name string) error {
+		_, err := Write(root, name, data)
+		return err
+	})
+}
+
+// WritePrivateFile is WritePrivate for a path, as WriteFile.
+func WritePrivateFile(path string, data []byte) error {
+	return writePath(path, func(root *os.Root, name string) error { return WritePrivate(root, name, data) })
+}
+
+func writePath(path string, write func(*os.Root, string) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create directory %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return write(root, filepath.Base(path))
+}
+
+// write replaces name with data; a new file gets perm, an existing regular
+// file keeps its own when keep is set.
+func write(root *os.Root, name string, data []byte, perm, dirPerm fs.FileMode, keep bool) (created bool, err error) {
 	switch fi, err := root.Lstat(name); {
 	case err == nil && fi.IsDir():
 		return false, ErrIsDir
 	case err == nil && fi.Mode().IsRegular():
-		perm = fi.Mode().Perm()
+		if keep {
+			perm = fi.Mode().Perm()
+		}
 	case err == nil:
 		// A symlink, pipe or socket is replaced by the new file.
 	case errors.Is(err, fs.ErrNotExist):
@@ -43,7 +85,7 @@ func Write(root *os.Root, name string, data []byte) (created bool, err error) {
 		return false, err
 	}
 	dir := filepath.Dir(name)
-	if err := root.MkdirAll(dir, 0o755); err != nil {
+	if err := root.MkdirAll(dir, dirPerm); err != nil {
 		return false, fmt.Errorf("cannot create directory %s: %w", dir, err)
 	}
 	tmp, f, err := createTemp(root, dir, filepath.Base(name))
