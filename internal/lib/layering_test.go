@@ -23,7 +23,7 @@ func layer(dir string) string {
 	switch {
 	case under("internal/lib"):
 		return "lib"
-	case under("internal"), under("cmd"), under("scripts"), under("docs"):
+	case under("internal"), under("cmd"), under("scripts"), under("docs"), under("deploy"):
 		return "app"
 	case under("examples"):
 		return "example"
