@@ -65,6 +65,9 @@ type Engine struct {
 	// memo is what the planning driver remembers across this engine's
 	// calls (internal/driver.Memo); only the call holding busy uses it.
 	memo driver.Memo
+	// sent is the engine's previous model request (loop.go); only the call
+	// holding busy uses it.
+	sent sentMemo
 
 	st *sessionstate.State
 }
