@@ -69,6 +69,9 @@ type Engine struct {
 	// guards readOnly, shell, notReadOnly and gateOnly, which follow them.
 	src      sourceTools
 	taskName string // the task tool's name, "" without sub-agents
+	// sent is the engine's previous model request (loop.go); only the call
+	// holding busy uses it.
+	sent sentMemo
 
 	st *sessionstate.State
 }

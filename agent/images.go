@@ -40,10 +40,12 @@ type imageBudget struct {
 }
 
 // request returns msgs, or a copy of them whose oldest images are left
-// out to keep within the budget.
-func (b *imageBudget) request(msgs []llm.Message) []llm.Message {
+// out to keep within the budget, and how many of the returned slice's
+// leading messages it did not write this time (all of them when it
+// returns msgs).
+func (b *imageBudget) request(msgs []llm.Message) ([]llm.Message, int) {
 	if b.max <= 0 && b.maxBytes <= 0 || len(msgs) == 0 {
-		return msgs
+		return msgs, len(msgs)
 	}
 	if &msgs[0] != b.base || len(msgs) < b.n {
 		// A new history (compacted, reloaded, repaired): count it afresh.
@@ -60,7 +62,7 @@ func (b *imageBudget) request(msgs []llm.Message) []llm.Message {
 	}
 	b.n = len(msgs)
 	if !b.over(b.count, b.bytes) {
-		return msgs
+		return msgs, len(msgs)
 	}
 	// The newest images that fit; every message up to cut loses its own.
 	cut, count, size := -1, 0, 0
@@ -84,7 +86,7 @@ func (b *imageBudget) request(msgs []llm.Message) []llm.Message {
 		}
 	}
 	b.cut, b.outOf = cut, len(msgs)
-	return b.out[:len(msgs):len(msgs)]
+	return b.out[:len(msgs):len(msgs)], from
 }
 
 func (b *imageBudget) over(count, size int) bool {

@@ -166,13 +166,43 @@ func (l *turnLoop) addPrompt(ctx context.Context, prompt userPrompt) error {
 
 // request builds the next model call from the effective history, in the
 // shape providers accept whatever order the store holds (requestHistory).
+// It promises the provider the messages its previous request sent and
+// nothing has written since (llm.Request.Unchanged), so that the call
+// costs what the turn added, not the length of the history.
 func (l *turnLoop) request() llm.Request {
+	msgs, untouched := l.images.request(l.shape.requestHistory(l.e.st.Effective()))
 	return llm.Request{
-		Model:    l.model,
-		System:   l.system,
-		Messages: l.images.request(l.shape.requestHistory(l.e.st.Effective())),
-		Tools:    l.defs,
+		Model:     l.model,
+		System:    l.system,
+		Messages:  msgs,
+		Tools:     l.defs,
+		Unchanged: l.e.sent.next(msgs, untouched),
 	}
+}
+
+// sentMemo is the array the engine's previous request sent its messages
+// in, and how many. The effective history is never written in place (the
+// session state appends; a compaction, a reload or a repair makes a new
+// slice), so the messages a request shares with the previous one from the
+// same array are unchanged, except those imageBudget rewrote.
+type sentMemo struct {
+	base *llm.Message
+	n    int
+}
+
+// next returns what a request sending msgs may promise unchanged, given
+// that only its first untouched messages were not written since the
+// previous request, and remembers msgs.
+func (s *sentMemo) next(msgs []llm.Message, untouched int) int {
+	unchanged := 0
+	if len(msgs) > 0 && &msgs[0] == s.base {
+		unchanged = min(s.n, untouched, len(msgs))
+	}
+	*s = sentMemo{}
+	if len(msgs) > 0 {
+		*s = sentMemo{base: &msgs[0], n: len(msgs)}
+	}
+	return unchanged
 }
 
 // streamOnce streams one attempt of a model call, forwarding text and

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/harness9/harness9/agent"
+	"github.com/harness9/harness9/internal/lib/longrun"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/openai"
 	"github.com/harness9/harness9/session"
@@ -48,39 +49,19 @@ func (m *wireModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := m.read(r.Body)
 	i := m.next.Add(1)
 	w.Header().Set("Content-Type", "text/event-stream")
-	const head = `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o","choices":[{"index":0,"delta":`
-	emit := func(delta, finish string) {
-		fmt.Fprintf(w, "data: %s%s,\"finish_reason\":%s}]}\n\n", head, delta, finish)
-	}
-	emit(`{"role":"assistant","content":""}`, "null")
 	if i < m.stop.Load() {
-		emit(`{"content":"Calling the tool once more."}`, "null")
-		emit(fmt.Sprintf(`{"tool_calls":[{"index":0,"id":"call_%d","type":"function","function":{"name":"noop","arguments":""}}]}`, i), "null")
-		emit(fmt.Sprintf(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"n\":%d}"}}]}`, i), "null")
-		emit(`{}`, `"tool_calls"`)
+		longrun.WriteAnswer(w, int(i), "Calling the tool once more.", "noop", fmt.Sprintf(`{"n":%d}`, i), n)
 	} else {
-		emit(`{"content":"done"}`, "null")
-		emit(`{}`, `"stop"`)
+		longrun.WriteAnswer(w, int(i), "", "", "", n)
 	}
-	fmt.Fprintf(w, "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1741570283,\"model\":\"gpt-4o\",\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":20,\"total_tokens\":%d}}\n\n", n/4, n/4+20)
-	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
 // read reads body to its end and returns its length.
 func (m *wireModel) read(body io.Reader) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.buf == nil {
-		m.buf = make([]byte, 1<<20)
-	}
-	n := 0
-	for {
-		k, err := body.Read(m.buf)
-		n += k
-		if err != nil {
-			return n
-		}
-	}
+	n, _ := longrun.Drain(&m.buf, body)
+	return n
 }
 
 // seedTurns writes a session of turns earlier tool-calling turns, shaped

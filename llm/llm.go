@@ -187,6 +187,19 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolDef
 	MaxTokens int // 0 means the provider's default
+	// Unchanged is a promise a caller may make to a provider that keeps
+	// what it made of earlier requests (harness9's providers do): the first
+	// Unchanged messages are the elements of the same array, at the same
+	// positions, that the caller's previous request sent (&Messages[0] is
+	// the same), and nothing has written to them since — not the messages,
+	// nor the bytes of their tool calls' inputs and images. The provider
+	// then reuses its encoding of them without looking at them, so a
+	// call's cost follows what changed rather than the conversation's
+	// length. An agent whose history only grows can promise every message
+	// its previous request had. Zero, the default, promises nothing and is
+	// always safe: every message is checked, and one changed in place is
+	// encoded again. A wrapper that rewrites Messages must set it to 0.
+	Unchanged int
 	// Effort asks a reasoning model for more or less reasoning; providers
 	// whose API has no such setting ignore it.
 	Effort Effort

@@ -43,7 +43,6 @@ type Provider struct {
 	client    sdk.MessageService
 	msgCache  reqcache.Messages[blocks]
 	toolCache reqcache.Tools[[]byte]
-	prefix    reqcache.Prefix
 	budgets   map[llm.Effort]int
 	vertex    *vertexRoute // nil unless WithVertex
 	version   string       // anthropic_version in the body, "" for none

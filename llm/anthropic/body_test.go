@@ -157,25 +157,31 @@ func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
 // A body built on the previous one (the conversation grown, edited,
 // truncated, compacted, interleaved with another) is exactly the body a
 // provider that never saw the earlier requests builds, with and without
-// the prompt cache's markers.
+// the prompt cache's markers, however the messages are handed over (see
+// the OpenAI test).
 //
 // The histories carry thinking blocks of this provider and of others, and
 // switch the effort (thinking on and off) now and then; seeds 4 and 5
 // build Vertex AI's bodies.
 func TestResumedBodyIsTheFreshBody(t *testing.T) {
-	for seed := range uint64(6) {
-		opts := []Option{WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(seed%2 == 0)}
-		if seed >= 4 {
-			opts = append(opts, WithVertex("proj", "us-east5", staticToken("t")))
-		}
-		p := New(opts...)
-		llmtest.CheckResumedBodies(t, seed, 400, func(req llm.Request) (llmtest.Body, error) {
-			req.Tools = testTools
-			b, _, err := p.body(req)
-			return b, err
-		}, func(req llm.Request) ([]byte, error) {
-			req.Tools = testTools
-			return bodyBytes(New(opts...), req)
+	for _, sharing := range []llmtest.Sharing{llmtest.Copies, llmtest.InPlace, llmtest.Promised} {
+		t.Run(sharing.String(), func(t *testing.T) {
+			for seed := range uint64(6) {
+				opts := []Option{WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(seed%2 == 0)}
+				if seed >= 4 {
+					opts = append(opts, WithVertex("proj", "us-east5", staticToken("t")))
+				}
+				p := New(opts...)
+				llmtest.CheckResumedBodies(t, seed, 400, sharing, func(req llm.Request) (llmtest.Body, error) {
+					req.Tools = testTools
+					b, _, err := p.body(req)
+					return b, err
+				}, func(req llm.Request) ([]byte, error) {
+					req.Tools = testTools
+					req.Unchanged = 0
+					return bodyBytes(New(opts...), req)
+				})
+			}
 		})
 	}
 }

@@ -108,11 +108,11 @@ const cacheControl = `,"cache_control":{"type":"ephemeral"}}`
 // for a thinking budget and carries this provider's thinking blocks back
 // in their places; otherwise it carries none, which the API allows.
 func (p *Provider) body(req llm.Request) (*reqcache.Body, bool, error) {
-	msgs, ids, i, err := p.msgCache.EncodeIDs(req.Messages, p.encodeBlocks, p.prefix.IDs())
+	call, i, err := p.msgCache.Open(req.Messages, req.Unchanged, p.encodeBlocks)
 	if err != nil {
 		return nil, false, fmt.Errorf("message %d: %w", i, err)
 	}
-	defer p.msgCache.Recycle(msgs)
+	defer call.Close()
 	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
 	if err != nil {
 		return nil, false, err
@@ -122,24 +122,29 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, bool, error) {
 		maxTokens = p.maxTokens
 	}
 	budget := p.thinkingBudget(req.Effort)
-	think := budget > 0 && thinkingAllowed(req.Messages, msgs)
+	think := budget > 0 && thinkingAllowed(req.Messages, call)
 	if think {
 		// The budget is part of max_tokens: the answer keeps its room.
 		maxTokens += budget
 	}
-	size := 256 + len(req.Model) + 2*len(req.System)
-	for _, m := range msgs {
-		for _, b := range m.list {
-			size += len(b) + 1
+	// size is called only when the body is built afresh: a resumed one
+	// does not look at the messages it keeps.
+	size := func() int {
+		size := 256 + len(req.Model) + 2*len(req.System)
+		for i := range call.Len() {
+			for _, b := range call.At(i).list {
+				size += len(b) + 1
+			}
+			size += 32
 		}
-		size += 32
-	}
-	for _, t := range tools {
-		size += len(t) + len(cacheControl)
+		for _, t := range tools {
+			size += len(t) + len(cacheControl)
+		}
+		return size
 	}
 	last := -1 // the last message with blocks
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].count(think) > 0 {
+	for i := call.Len() - 1; i >= 0; i-- {
+		if m := call.At(i); m.count(think) > 0 {
 			last = i
 			break
 		}
@@ -180,9 +185,9 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, bool, error) {
 	}
 	// A resumed body ends before the last message with blocks: that
 	// message's last block carries the cache marker.
-	build, b, at := p.prefix.Start(head, ids, max(last, 0), 0, size)
+	build, b, at := call.Start(head, max(last, 0), 0, size)
 	if last >= 0 {
-		b = appendMessages(b, build, msgs, at, last, p.cache, think)
+		b = appendMessages(b, build, call, at, last, p.cache, think)
 	}
 	if len(tools) > 0 {
 		b = append(b, `,"tools":[`...)
@@ -205,7 +210,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, bool, error) {
 // wants the newest assistant message, when tool results follow it, to
 // start with its thinking; one made while thinking was off, or by another
 // provider, has none, so thinking waits for the next prompt.
-func thinkingAllowed(hist []llm.Message, msgs []blocks) bool {
+func thinkingAllowed(hist []llm.Message, msgs *reqcache.Call[blocks]) bool {
 	results := false
 	for i := len(hist) - 1; i >= 0; i-- {
 		switch hist[i].Role {
@@ -215,7 +220,7 @@ func thinkingAllowed(hist []llm.Message, msgs []blocks) bool {
 			if !results || len(hist[i].ToolCalls) == 0 {
 				return true
 			}
-			t := msgs[i].thinking
+			t := msgs.At(i).thinking
 			return len(t) > 0 && t[0]
 		}
 	}
@@ -234,10 +239,10 @@ const (
 // (that of msgs[last]; never a thinking block, which the API does not let
 // carry one). Thinking blocks are left out unless think is set. It marks a
 // resumable point after every message before last.
-func appendMessages(b []byte, build *reqcache.Build, msgs []blocks, at reqcache.Mark, last int, mark, think bool) []byte {
+func appendMessages(b []byte, build *reqcache.Build, msgs *reqcache.Call[blocks], at reqcache.Mark, last int, mark, think bool) []byte {
 	open, user := at.State&stateOpen != 0, at.State&stateUser != 0
-	for i := at.N; i < len(msgs); i++ {
-		m := msgs[i]
+	for i := at.N; i < msgs.Len(); i++ {
+		m := msgs.At(i)
 		if m.count(think) > 0 {
 			switch {
 			case open && m.user == user:

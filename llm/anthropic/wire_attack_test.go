@@ -56,7 +56,7 @@ func TestBytesOnTheWireAreTheFreshBody(t *testing.T) {
 	for g := range uint64(3) {
 		wg.Go(func() {
 			i := 0
-			for req := range llmtest.Histories(300+g, 120) {
+			for req := range llmtest.HistoriesShared(300+g, 120, llmtest.Sharing(g)) {
 				req.Tools = testTools
 				want, err := bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid"), WithPromptCache(true)), req)
 				if err != nil {

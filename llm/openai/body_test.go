@@ -9,6 +9,7 @@ import (
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/llm/internal/llmtest"
+	"github.com/harness9/harness9/llm/internal/reqcache"
 )
 
 // history is a multi-turn conversation with text, parallel tool calls,
@@ -194,16 +195,36 @@ func bodyBytes(p *Provider, req llm.Request) ([]byte, error) {
 
 // A body built on the previous one (the conversation grown, edited,
 // truncated, compacted, interleaved with another) is exactly the body a
-// provider that never saw the earlier requests builds.
+// provider that never saw the earlier requests builds, whether each request
+// holds a copy of its messages, the conversation's own array edited in
+// place, or that array with the caller's promise of what is unchanged.
 func TestResumedBodyIsTheFreshBody(t *testing.T) {
-	for seed := range uint64(4) {
-		p := New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"))
-		llmtest.CheckResumedBodies(t, seed, 400, func(req llm.Request) (llmtest.Body, error) {
-			req.Tools = benchTools
-			return p.body(req)
-		}, func(req llm.Request) ([]byte, error) {
-			req.Tools = benchTools
-			return bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1")), req)
+	checkResumedBodies(t, nil, (*Provider).body)
+}
+
+// checkResumedBodies runs llmtest.CheckResumedBodies on the bodies build
+// makes with providers made with opts, for each way of handing messages
+// over.
+func checkResumedBodies(t *testing.T, opts []Option, build func(*Provider, llm.Request) (*reqcache.Body, error)) {
+	opts = append([]Option{WithAPIKey(""), WithBaseURL("http://unused.invalid/v1")}, opts...)
+	for _, sharing := range []llmtest.Sharing{llmtest.Copies, llmtest.InPlace, llmtest.Promised} {
+		t.Run(sharing.String(), func(t *testing.T) {
+			for seed := range uint64(4) {
+				p := New(opts...)
+				llmtest.CheckResumedBodies(t, seed, 400, sharing, func(req llm.Request) (llmtest.Body, error) {
+					req.Tools = benchTools
+					return build(p, req)
+				}, func(req llm.Request) ([]byte, error) {
+					req.Tools = benchTools
+					req.Unchanged = 0
+					b, err := build(New(opts...), req)
+					if err != nil {
+						return nil, err
+					}
+					defer b.Release()
+					return bytes.Clone(b.Bytes()), nil
+				})
+			}
 		})
 	}
 }
@@ -216,7 +237,7 @@ func TestResumedBodiesFromManyGoroutines(t *testing.T) {
 	errs := make(chan error, 4)
 	for g := range uint64(4) {
 		go func() {
-			for req := range llmtest.Histories(100+g, 150) {
+			for req := range llmtest.HistoriesShared(100+g, 150, llmtest.Sharing(g%3)) {
 				want, err := bodyBytes(New(WithAPIKey(""), WithBaseURL("http://unused.invalid/v1")), req)
 				if err != nil {
 					errs <- err

@@ -70,12 +70,10 @@ type Provider struct {
 	responses        responses.ResponseService
 	msgCache         reqcache.Messages[encoded]
 	toolCache        reqcache.Tools[[]byte]
-	prefix           reqcache.Prefix
 	// The Responses wire's caches: its messages and tools are encoded
 	// differently.
 	itemCache  reqcache.Messages[[]byte]
 	rtoolCache reqcache.Tools[[]byte]
-	rprefix    reqcache.Prefix
 }
 
 type config struct {

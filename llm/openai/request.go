@@ -70,21 +70,26 @@ var defaultParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 // results as "tool" messages linked by tool_call_id, and usage reporting
 // switched on.
 func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
-	msgs, ids, i, err := p.msgCache.EncodeIDs(req.Messages, encodeMessage, p.prefix.IDs())
+	call, i, err := p.msgCache.Open(req.Messages, req.Unchanged, encodeMessage)
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
-	defer p.msgCache.Recycle(msgs)
+	defer call.Close()
 	tools, err := p.toolCache.Encode(req.Tools, encodeTool)
 	if err != nil {
 		return nil, err
 	}
-	size := 256 + len(req.Model) + 2*len(req.System)
-	for _, m := range msgs {
-		size += len(m.msg) + len(m.after) + 2
-	}
-	for _, t := range tools {
-		size += len(t) + 1
+	n := call.Len()
+	size := func() int {
+		size := 256 + len(req.Model) + 2*len(req.System)
+		for i := range n {
+			m := call.At(i)
+			size += len(m.msg) + len(m.after) + 2
+		}
+		for _, t := range tools {
+			size += len(t) + 1
+		}
+		return size
 	}
 	// The header: everything before the conversation's first message.
 	head := append(make([]byte, 0, 64+len(req.Model)+2*len(req.System)), `{"stream":true,"model":`...)
@@ -97,11 +102,11 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 		head = append(head, '}')
 		state0 = 1
 	}
-	build, b, at := p.prefix.Start(head, ids, len(msgs), state0, size)
+	build, b, at := call.Start(head, n, state0, size)
 	sep := at.State == 1
 	var pending [][]byte // images of tool results, sent after the tool messages
-	for i := at.N; i < len(msgs); i++ {
-		m := msgs[i]
+	for i := at.N; i < n; i++ {
+		m := call.At(i)
 		if sep {
 			b = append(b, ',')
 		}
@@ -115,7 +120,7 @@ func (p *Provider) body(req llm.Request) (*reqcache.Body, error) {
 			build.Mark(i+1, b, 1)
 			continue
 		}
-		if i+1 == len(msgs) || req.Messages[i+1].Role != llm.RoleTool {
+		if i+1 == n || req.Messages[i+1].Role != llm.RoleTool {
 			for _, p := range pending {
 				b = append(append(b, ','), p...)
 			}

@@ -98,21 +98,26 @@ type respTool struct {
 // mode), and for reasoning models the effort, a summary to show and the
 // encrypted reasoning to carry.
 func (p *Provider) responsesBody(req llm.Request) (*reqcache.Body, error) {
-	items, ids, i, err := p.itemCache.EncodeIDs(req.Messages, p.encodeItems, p.rprefix.IDs())
+	call, i, err := p.itemCache.Open(req.Messages, req.Unchanged, p.encodeItems)
 	if err != nil {
 		return nil, fmt.Errorf("message %d: %w", i, err)
 	}
-	defer p.itemCache.Recycle(items)
+	defer call.Close()
 	tools, err := p.rtoolCache.Encode(req.Tools, encodeResponsesTool)
 	if err != nil {
 		return nil, err
 	}
-	size := 256 + len(req.Model) + 2*len(req.System)
-	for _, it := range items {
-		size += len(it) + 1
-	}
-	for _, t := range tools {
-		size += len(t) + 1
+	n := call.Len()
+	// size is called only when the body is built afresh.
+	size := func() int {
+		size := 256 + len(req.Model) + 2*len(req.System)
+		for i := range n {
+			size += len(call.At(i)) + 1
+		}
+		for _, t := range tools {
+			size += len(t) + 1
+		}
+		return size
 	}
 	head := append(make([]byte, 0, 96+len(req.Model)+2*len(req.System)), `{"model":`...)
 	head = reqcache.AppendString(head, req.Model)
@@ -122,14 +127,14 @@ func (p *Provider) responsesBody(req llm.Request) (*reqcache.Body, error) {
 		head = reqcache.AppendString(head, req.System)
 	}
 	head = append(head, `,"input":[`...)
-	build, b, at := p.rprefix.Start(head, ids, len(items), 0, size)
+	build, b, at := call.Start(head, n, 0, size)
 	sep := at.State == 1
-	for i := at.N; i < len(items); i++ {
-		if len(items[i]) > 0 {
+	for i := at.N; i < n; i++ {
+		if it := call.At(i); len(it) > 0 {
 			if sep {
 				b = append(b, ',')
 			}
-			b, sep = append(b, items[i]...), true
+			b, sep = append(b, it...), true
 		}
 		var state uint8
 		if sep {

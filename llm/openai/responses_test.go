@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/llm/internal/llmtest"
 )
 
 // respServer answers each request with the next handler and keeps the
@@ -296,22 +295,8 @@ func TestResponsesFailures(t *testing.T) {
 }
 
 // A body built on the previous one is exactly the body a provider that
-// never saw the earlier requests builds, on the Responses wire too.
+// never saw the earlier requests builds, on the Responses wire too,
+// however the messages are handed over (see TestResumedBodyIsTheFreshBody).
 func TestResponsesResumedBodyIsTheFreshBody(t *testing.T) {
-	for seed := range uint64(4) {
-		opts := []Option{WithAPIKey(""), WithBaseURL("http://unused.invalid/v1"), WithAPI(APIResponses), WithName("responses")}
-		p := New(opts...)
-		llmtest.CheckResumedBodies(t, seed, 400, func(req llm.Request) (llmtest.Body, error) {
-			req.Tools = benchTools
-			return p.responsesBody(req)
-		}, func(req llm.Request) ([]byte, error) {
-			req.Tools = benchTools
-			b, err := New(opts...).responsesBody(req)
-			if err != nil {
-				return nil, err
-			}
-			defer b.Release()
-			return bytes.Clone(b.Bytes()), nil
-		})
-	}
+	checkResumedBodies(t, []Option{WithAPI(APIResponses), WithName("responses")}, (*Provider).responsesBody)
 }

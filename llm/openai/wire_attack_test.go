@@ -89,7 +89,7 @@ func bytesOnTheWire(t *testing.T, api API) {
 	for g := range uint64(3) {
 		wg.Go(func() {
 			i := 0
-			for req := range llmtest.Histories(200+g, 120) {
+			for req := range llmtest.HistoriesShared(200+g, 120, llmtest.Sharing(g)) {
 				req.Tools = benchTools
 				want, err := fresh(req)
 				if err != nil {

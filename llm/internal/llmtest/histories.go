@@ -21,21 +21,59 @@ import (
 // images now and then, and some messages are empty. The same seed gives the
 // same sequence. Each request shares its messages' bytes with the later
 // ones, as an engine's history does, so a change in place reaches the
-// caller only after it has used the earlier request.
+// caller only after it has used the earlier request. Each request holds
+// its own copy of the messages; HistoriesShared hands them over otherwise.
 func Histories(seed uint64, n int) iter.Seq[llm.Request] {
+	return HistoriesShared(seed, n, Copies)
+}
+
+// Sharing is how HistoriesShared hands a conversation's messages over.
+type Sharing int
+
+const (
+	// Copies: each request holds its own copy of the messages.
+	Copies Sharing = iota
+	// InPlace: each request holds the conversation's own array, which
+	// grows, shrinks and is edited in place, as an agent's history is; no
+	// request promises anything.
+	InPlace
+	// Promised: InPlace, each request saying in Unchanged how many of its
+	// leading messages are, untouched, those its conversation's previous
+	// request sent from the same array: what an agent's engine promises.
+	Promised
+)
+
+func (s Sharing) String() string {
+	return [...]string{"copies", "in place", "promised"}[s]
+}
+
+// HistoriesShared is Histories with the messages handed over as sharing
+// says.
+func HistoriesShared(seed uint64, n int, sharing Sharing) iter.Seq[llm.Request] {
 	return func(yield func(llm.Request) bool) {
-		histories(seed, n, yield)
+		histories(seed, n, sharing, yield)
 	}
 }
 
-func histories(seed uint64, n int, yield func(llm.Request) bool) {
+// conv is one conversation of histories and what its previous request
+// sent: the array and how many of its leading messages are untouched since.
+type conv struct {
+	llm.Request
+	sent *llm.Message
+	same int
+}
+
+// touched notes that message i changed in place.
+func (c *conv) touched(i int) { c.same = min(c.same, i) }
+
+func histories(seed uint64, n int, sharing Sharing, yield func(llm.Request) bool) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	convs := [2]llm.Request{
-		{Model: "model-a", System: "You are a careful agent.", MaxTokens: 1024, Effort: llm.EffortMedium},
-		{Model: "model-b", System: "", MaxTokens: 0},
+	convs := [2]conv{
+		{Request: llm.Request{Model: "model-a", System: "You are a careful agent.", MaxTokens: 1024, Effort: llm.EffortMedium}},
+		{Request: llm.Request{Model: "model-b", System: "", MaxTokens: 0}},
 	}
 	call := 0
-	turn := func(c *llm.Request) {
+	turn := func(c *conv) {
 		switch r.IntN(5) {
 		case 0:
 			text := fmt.Sprintf("user says %d <&> \"quoted\"", r.IntN(1000))
@@ -82,16 +120,19 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			// A message's text replaced.
 			i := r.IntN(len(c.Messages))
 			c.Messages[i].Content += " (edited)"
+			c.touched(i)
 		case op == 13:
 			// A tool call's input rewritten in place: same slice, new bytes.
 			for i := range c.Messages {
 				if m := &c.Messages[i]; len(m.ToolCalls) > 0 && len(m.ToolCalls[0].Input) > 2 && r.IntN(3) == 0 {
 					m.ToolCalls[0].Input[2] ^= 1
+					c.touched(i)
 					break
 				}
 			}
 		case op == 14:
 			c.Messages = c.Messages[:len(c.Messages)-1-r.IntN(min(3, len(c.Messages)-1))]
+			c.touched(len(c.Messages))
 		case op == 15:
 			// Compaction: a summary stands in for the first messages.
 			keep := c.Messages[len(c.Messages)/2:]
@@ -107,6 +148,7 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			for i := range c.Messages {
 				if m := &c.Messages[i]; len(m.Images) > 0 && r.IntN(2) == 0 {
 					m.Images[0].Data[1] ^= 1
+					c.touched(i)
 					break
 				}
 			}
@@ -138,7 +180,9 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			}
 		case op == 22:
 			// A field other than the text changed in place.
-			m := &c.Messages[r.IntN(len(c.Messages))]
+			i := r.IntN(len(c.Messages))
+			m := &c.Messages[i]
+			c.touched(i)
 			switch r.IntN(4) {
 			case 0:
 				m.IsError = !m.IsError
@@ -158,12 +202,15 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 					} else {
 						m.ReasoningBlocks = m.ReasoningBlocks[1:]
 					}
+					c.touched(i)
 					break
 				}
 			}
 		case op == 23:
 			// A picture added to an existing message, or its type changed.
-			m := &c.Messages[r.IntN(len(c.Messages))]
+			i := r.IntN(len(c.Messages))
+			m := &c.Messages[i]
+			c.touched(i)
 			if len(m.Images) > 0 && r.IntN(2) == 0 {
 				m.Images[0].MediaType = "image/webp"
 			} else if m.Role == llm.RoleUser || m.Role == llm.RoleTool {
@@ -178,8 +225,17 @@ func histories(seed uint64, n int, yield func(llm.Request) bool) {
 			cur = 1 - cur
 			continue
 		}
-		req := *c
-		req.Messages = append([]llm.Message(nil), c.Messages...)
+		req := c.Request
+		switch {
+		case sharing == Copies:
+			req.Messages = append([]llm.Message(nil), c.Messages...)
+		case sharing == Promised && len(c.Messages) > 0 && &c.Messages[0] == c.sent:
+			req.Unchanged = min(c.same, len(c.Messages))
+		}
+		c.sent, c.same = nil, len(c.Messages)
+		if len(c.Messages) > 0 {
+			c.sent = &c.Messages[0]
+		}
 		made++
 		if !yield(req) {
 			return
@@ -193,14 +249,14 @@ type Body interface {
 	Release()
 }
 
-// CheckResumedBodies builds the body of every request Histories(seed, n)
-// yields with build, a provider that keeps its state between calls, and
+// CheckResumedBodies builds the body of every request HistoriesShared(seed,
+// n, sharing) yields with build, a provider that keeps its state between calls, and
 // checks each is byte for byte the body fresh builds with a provider that
 // never saw an earlier request. Now and then a body is held past the next
 // call, as a transport still sending it would. It fails t unless at least
 // a quarter of the bodies were built in the previous one's buffer, so that
 // reuse is what was tested.
-func CheckResumedBodies(t testing.TB, seed uint64, n int, build func(llm.Request) (Body, error), fresh func(llm.Request) ([]byte, error)) {
+func CheckResumedBodies(t testing.TB, seed uint64, n int, sharing Sharing, build func(llm.Request) (Body, error), fresh func(llm.Request) ([]byte, error)) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 7))
 	type holding struct {
@@ -216,7 +272,7 @@ func CheckResumedBodies(t testing.TB, seed uint64, n int, build func(llm.Request
 	}
 	var prev *byte
 	reused, i := 0, 0
-	for req := range Histories(seed, n) {
+	for req := range HistoriesShared(seed, n, sharing) {
 		want, err := fresh(req)
 		if err != nil {
 			t.Fatalf("request %d: fresh body: %v", i, err)

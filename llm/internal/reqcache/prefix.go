@@ -2,37 +2,38 @@ package reqcache
 
 import (
 	"bytes"
+	"math"
 	"sort"
 	"sync"
 )
 
-// Prefix keeps a provider's previous request body so that the next one
+// Prefix keeps a conversation's previous request body so that the next one
 // can start from it. An agent's next request is its previous one plus a
 // few messages; copying the whole history into a new body every turn made
 // a turn's cost grow with the session. With a Prefix the previous body is
 // cut back to the end of the last message both requests share, and only
 // the messages after it are appended.
 //
-// Which messages are shared is decided by the ids Messages.EncodeIDs
-// gives: equal ids are equal encodings. Where a body may be cut is decided
-// by the provider: while it appends messages it marks the points where the
-// bytes so far depend only on the header and the messages before the point
-// (a point after the last message, or one the next message's role changes,
-// is not such a point). A Mark carries the provider's framing state there.
+// Which messages are shared is the lane's to say (Messages.Open): it
+// shrinks the count the body holds to the first message that changed.
+// Where a body may be cut is decided by the provider: while it appends
+// messages it marks the points where the bytes so far depend only on the
+// header and the messages before the point (a point after the last
+// message, or one the next message's role changes, is not such a point). A
+// Mark carries the provider's framing state there.
 //
 // The previous body is reused only once every reader the HTTP transport
-// got of it is closed; until then a new body is built in full. The zero
-// value is ready and safe for concurrent use.
+// got of it is closed; until then a new body is built in full.
 type Prefix struct {
 	mu    sync.Mutex
-	spare Buffers // bodies that are not the kept one
-	body  *Body   // the kept body, nil while a build has it
-	free  bool    // nobody holds body: it may be cut
-	head  int     // body's header is body.buf[:head]
-	ids   []uint64
-	marks []Mark
-	// idBuf is a slice of ids no longer in use, for the next call.
-	idBuf []uint64
+	spare *Buffers // bodies that are not the kept one
+	body  *Body    // the kept body, nil while a build has it
+	free  bool     // nobody holds body: it may be cut
+	head  int      // body's header is body.buf[:head]
+	marks []mark
+	// valid is how many of the conversation's leading messages are, as
+	// they are now, in the kept body.
+	valid int
 }
 
 // Mark is a point in a body where it may be cut and resumed.
@@ -42,87 +43,125 @@ type Mark struct {
 	State uint8 // the provider's framing state at the point
 }
 
+// mark is a Mark as kept: one per message of a long conversation, so
+// small.
+type mark struct {
+	n, off uint32
+	state  uint8
+}
+
+func (m mark) Mark() Mark { return Mark{N: int(m.n), Off: int(m.off), State: m.state} }
+
 // Build is one body being built, possibly on the previous one.
 type Build struct {
-	p     *Prefix
+	p     *Prefix // nil: the body is the call's alone
+	spare *Buffers
 	body  *Body
 	head  int
-	ids   []uint64
-	marks []Mark
+	marks []mark
+	n     int // the call's messages
 }
 
-// IDs returns a slice to hand to Messages.EncodeIDs; it may hold a
-// previous call's ids, which EncodeIDs overwrites.
-func (p *Prefix) IDs() []uint64 {
+// shrink says that only the first n messages of the conversation are still
+// as the kept body holds them.
+func (p *Prefix) shrink(n int) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := p.idBuf
-	p.idBuf = nil
-	return s
+	p.valid = min(p.valid, n)
 }
 
-// Start begins a body that starts with head and goes on with the messages
-// whose ids are ids, which the Build takes. It returns the body's bytes so
-// far and the mark they end at: the caller appends messages from m.N on,
-// framed as m.State says, calls Mark after each message that ends a
-// resumable point, then Finish. A resumed body never ends before a point
-// holding more than limit messages: the provider's bytes for the messages
-// past limit would differ (the API's last-message markers, for one).
-// state0 is the framing state right after head. size is the expected length
-// of the whole body.
-func (p *Prefix) Start(head []byte, ids []uint64, limit int, state0 uint8, size int) (*Build, []byte, Mark) {
+// Start begins the call's body, which starts with head and goes on with
+// its messages. It returns the body's bytes so far and the mark they end
+// at: the caller appends messages from m.N on, framed as m.State says,
+// calls Mark after each message that ends a resumable point, then Finish.
+// A resumed body never ends before a point holding more than limit
+// messages: the provider's bytes for the messages past limit would differ
+// (the API's last-message markers, for one). state0 is the framing state
+// right after head. size, called only when the body is built afresh, is
+// the expected length of the whole body.
+func (k *Call[V]) Start(head []byte, limit int, state0 uint8, size func() int) (*Build, []byte, Mark) {
+	if k.prefix == nil {
+		return fresh(&Build{spare: &k.c.spare, head: len(head), n: len(k.order)}, head, state0, size)
+	}
+	return k.prefix.start(head, limit, state0, size, len(k.order))
+}
+
+func (p *Prefix) start(head []byte, limit int, state0 uint8, size func() int, msgs int) (*Build, []byte, Mark) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	b := &Build{p: p, head: len(head), ids: ids}
+	b := &Build{p: p, spare: p.spare, head: len(head), n: msgs}
 	if p.body != nil && p.free && len(p.marks) > 0 && bytes.Equal(p.body.buf[:p.head], head) {
-		shared := 0
-		for shared < len(ids) && shared < len(p.ids) && ids[shared] == p.ids[shared] {
-			shared++
-		}
-		shared = min(shared, limit)
+		shared := min(p.valid, limit)
 		// The last mark at or before the shared messages; marks[0] is the
 		// header's, so there is one.
-		k := sort.Search(len(p.marks), func(i int) bool { return p.marks[i].N > shared }) - 1
+		k := sort.Search(len(p.marks), func(i int) bool { return int(p.marks[i].n) > shared }) - 1
 		b.body, b.marks = p.body, p.marks[:k+1]
 		p.body, p.marks, p.free = nil, nil, false
 		m := b.marks[k]
-		b.body.buf = b.body.buf[:m.Off]
+		b.body.buf = b.body.buf[:m.off]
 		b.body.refs.Store(1)
-		return b, b.body.buf, m
+		return b, b.body.buf, m.Mark()
 	}
-	if p.body != nil && p.free && cap(p.body.buf) >= size {
-		// Nothing shared, but the kept buffer is big enough: reuse it.
-		b.body, p.body, p.free = p.body, nil, false
-		b.body.buf = b.body.buf[:0]
-		b.body.refs.Store(1)
-	} else {
-		b.body = p.spare.Get(size)
+	if p.body != nil && p.free {
+		// Nothing shared, but the kept buffer may be big enough: reuse it.
+		n := size()
+		if cap(p.body.buf) >= n {
+			b.body, p.body, p.free = p.body, nil, false
+			b.body.buf = b.body.buf[:0]
+			b.body.refs.Store(1)
+			b.body.from = p
+			return start(b, head, state0, n)
+		}
 	}
+	b, buf, m := fresh(b, head, state0, size)
 	b.body.from = p
-	b.marks = append(make([]Mark, 0, len(ids)+1), Mark{N: 0, Off: len(head), State: state0})
-	buf := append(b.body.buf, head...)
-	return b, buf, b.marks[0]
+	return b, buf, m
+}
+
+// fresh starts a body in a buffer from b.spare.
+func fresh(b *Build, head []byte, state0 uint8, size func() int) (*Build, []byte, Mark) {
+	n := size()
+	b.body = b.spare.Get(n)
+	return start(b, head, state0, n)
+}
+
+func start(b *Build, head []byte, state0 uint8, size int) (*Build, []byte, Mark) {
+	b.marks = append(make([]mark, 0, b.n+1), mark{n: 0, off: uint32(len(head)), state: state0})
+	return b, append(b.body.buf, head...), b.marks[0].Mark()
 }
 
 // Mark records that buf, the body so far, ends after message n-1 at a
-// resumable point with framing state state.
+// resumable point with framing state state. A body past 4 GiB has no
+// more marks: it is never resumed after that point.
 func (b *Build) Mark(n int, buf []byte, state uint8) {
-	b.marks = append(b.marks, Mark{N: n, Off: len(buf), State: state})
+	if len(buf) > math.MaxUint32 || n > math.MaxUint32 {
+		return
+	}
+	b.marks = append(b.marks, mark{n: uint32(n), off: uint32(len(buf)), state: state})
 }
 
-// Finish sets the body's bytes, keeps it for the next Start and returns it.
-// The caller Releases it when the call is over.
+// Finish sets the body's bytes, keeps it for the next call of its
+// conversation and returns it. The caller Releases it when the call is
+// over.
 func (b *Build) Finish(buf []byte) *Body {
 	b.body.Set(buf)
 	p := b.p
+	if p == nil {
+		return b.body
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ids != nil {
-		p.idBuf = p.ids[:0]
+	if p.body != nil && p.free {
+		// The body kept before, free again: a later build may use its buffer.
+		p.body.from = p.spare
+		p.spare.put(p.body)
 	}
-	last := b.marks[len(b.marks)-1]
 	p.body, p.free, p.head = b.body, false, b.head
-	p.ids, p.marks = b.ids[:last.N], b.marks
+	p.marks = b.marks
+	p.valid = int(b.marks[len(b.marks)-1].n)
 	return b.body
 }
 
@@ -134,6 +173,6 @@ func (p *Prefix) put(body *Body) {
 		p.free = true
 		return
 	}
-	body.from = &p.spare
+	body.from = p.spare
 	p.spare.put(body)
 }

@@ -7,17 +7,27 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/harness9/harness9/llm"
 )
 
-// prefixBody builds one body on p from head and messages, marking after
-// each message, as a provider does.
-func prefixBody(p *Prefix, head string, ids []uint64, msgs []string) *Body {
-	b, buf, at := p.Start([]byte(head), ids, len(ids), 0, 64)
-	for i := at.N; i < len(msgs); i++ {
-		buf = append(buf, msgs[i]...)
+// prefixBody builds one body from head and the messages' texts, marking
+// after each message, as a provider does.
+func prefixBody(c *Messages[string], head string, msgs []llm.Message) *Body {
+	k, _, _ := c.Open(msgs, 0, func(m llm.Message) (string, error) { return m.Content, nil })
+	defer k.Close()
+	b, buf, at := k.Start([]byte(head), k.Len(), 0, func() int { return 64 })
+	for i := at.N; i < k.Len(); i++ {
+		buf = append(buf, k.At(i)...)
 		b.Mark(i+1, buf, 0)
 	}
 	return b.Finish(buf)
+}
+
+// conversation is a history of two messages in one array, the second of
+// which a test changes in place.
+func conversation(second string) []llm.Message {
+	return []llm.Message{{Role: llm.RoleUser, Content: `"shared",`}, {Role: llm.RoleUser, Content: second}}
 }
 
 func sendable(t *testing.T, b *Body) *http.Request {
@@ -36,8 +46,9 @@ func sendable(t *testing.T, b *Body) *http.Request {
 // and writes the next conversation's messages into the same buffer: a read
 // of the closed body must not hand those bytes to the old request.
 func TestClosedBodyReaderNeverSeesTheNextBody(t *testing.T) {
-	var p Prefix
-	first := prefixBody(&p, `{"h":[`, []uint64{1, 2}, []string{`"shared",`, `"conversation A secret"`})
+	var c Messages[string]
+	hist := conversation(`"conversation A secret"`)
+	first := prefixBody(&c, `{"h":[`, hist)
 	req := sendable(t, first)
 	head := make([]byte, 10)
 	if _, err := io.ReadFull(req.Body, head); err != nil {
@@ -45,7 +56,8 @@ func TestClosedBodyReaderNeverSeesTheNextBody(t *testing.T) {
 	}
 	_ = req.Body.Close() // the transport aborts the stream...
 	first.Release()      // ...and the call ends
-	second := prefixBody(&p, `{"h":[`, []uint64{1, 3}, []string{`"shared",`, `"conversation B's own bytes"`})
+	hist[1].Content = `"conversation B's own bytes"`
+	second := prefixBody(&c, `{"h":[`, hist)
 	defer second.Release()
 	if second != first {
 		t.Fatal("the test wants the second body built on the first")
@@ -60,10 +72,12 @@ func TestClosedBodyReaderNeverSeesTheNextBody(t *testing.T) {
 // Reads and Closes of one body's readers race with the next build (run
 // with -race): every byte read is the body's own.
 func TestConcurrentReadCloseAndRebuild(t *testing.T) {
-	var p Prefix
+	var c Messages[string]
 	want := []byte(`{"h":["shared","conversation A"`)
+	hist := conversation("")
 	for range 200 {
-		first := prefixBody(&p, `{"h":[`, []uint64{1, 2}, []string{`"shared",`, `"conversation A"`})
+		hist[1].Content = `"conversation A"`
+		first := prefixBody(&c, `{"h":[`, hist)
 		req := sendable(t, first)
 		var wg sync.WaitGroup
 		var got []byte
@@ -80,7 +94,8 @@ func TestConcurrentReadCloseAndRebuild(t *testing.T) {
 		wg.Go(func() {
 			_ = req.Body.Close()
 			first.Release()
-			prefixBody(&p, `{"h":[`, []uint64{1, 3}, []string{`"shared",`, `"conversation B!"`}).Release()
+			hist[1].Content = `"conversation B!"`
+			prefixBody(&c, `{"h":[`, hist).Release()
 		})
 		wg.Wait()
 		if !bytes.HasPrefix(want, got) {
