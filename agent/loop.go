@@ -75,9 +75,10 @@ type turnLoop struct {
 	policy planning.Policy // what mode means (planning's mode table)
 	gate   tool.Gate
 	defs   []llm.ToolDef
-	model  string // the model name sent for this run
-	text   string // the last assistant text, for a fallback plan's title
-	system string // the system prompt, fixed at entry
+	model  string     // the model name sent for this run
+	effort llm.Effort // the reasoning effort asked for, fixed at entry
+	text   string     // the last assistant text, for a fallback plan's title
+	system string     // the system prompt, fixed at entry
 	// refining: the loop started with a plan awaiting approval (the user
 	// chose "keep refining"), so a fallback plan keeps its title.
 	refining bool
@@ -116,7 +117,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 	}
 	return &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), gate: gate, defs: e.registry.Definitions(gate), refining: refining,
 		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
-		model:  model, system: e.systemPrompt()}
+		model:  model, effort: e.Effort(), system: e.systemPrompt()}
 }
 
 // systemPrompt is the system prompt of a loop starting now.
@@ -155,6 +156,7 @@ func (l *turnLoop) request() llm.Request {
 		System:   l.system,
 		Messages: l.images.request(l.shape.requestHistory(l.e.st.Effective())),
 		Tools:    l.defs,
+		Effort:   l.effort,
 	}
 }
 
@@ -239,7 +241,8 @@ func (l *turnLoop) modelLabel() string {
 func callUsage(resp llm.Response) session.Usage {
 	u := resp.Usage
 	return session.Usage{ModelCalls: 1, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ToolCalls: len(resp.Message.ToolCalls)}
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
+		ToolCalls: len(resp.Message.ToolCalls)}
 }
 
 // modelFailed ends a loop whose model call failed or was cancelled. The
@@ -247,7 +250,9 @@ func callUsage(resp llm.Response) session.Usage {
 // unfinished message are dropped since none of them ran.
 func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error) (RunStatus, error) {
 	partial := resp.Message
-	partial.ToolCalls = nil
+	// Reasoning blocks are sent back only with the output they led to,
+	// and none of the calls ran.
+	partial.ToolCalls, partial.ReasoningBlocks = nil, nil
 	if partial.Content != "" || partial.Reasoning != "" {
 		if perr := l.e.st.Append(ctx, partial); perr != nil {
 			l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)
