@@ -62,6 +62,7 @@ type Engine struct {
 	ckpt                         *checkpoint.Recorder // nil: no checkpoints (checkpoints.go)
 	log                          *slog.Logger
 	busy                         atomic.Bool
+	effort                       atomic.Value // llm.Effort: SetEffort's, else cfg.effort
 	// memo is what the planning driver remembers across this engine's
 	// calls (internal/driver.Memo); only the call holding busy uses it.
 	memo driver.Memo
@@ -187,6 +188,18 @@ func (e *Engine) Mode() planning.Mode { return e.st.Mode() }
 // SetMode changes the mode for the next run. A run already in progress
 // keeps the mode it started with.
 func (e *Engine) SetMode(m planning.Mode) { e.st.SetMode(m) }
+
+// Effort returns the reasoning effort runs ask for.
+func (e *Engine) Effort() llm.Effort {
+	if v, ok := e.effort.Load().(llm.Effort); ok {
+		return v
+	}
+	return e.cfg.effort
+}
+
+// SetEffort changes the reasoning effort for the next run (the TUI's
+// /effort). A run already in progress keeps the effort it started with.
+func (e *Engine) SetEffort(eff llm.Effort) { e.effort.Store(eff) }
 
 // Status returns the planning workflow's status.
 func (e *Engine) Status() planning.Status { return e.st.Status() }

@@ -76,9 +76,10 @@ type turnLoop struct {
 	defs   []llm.ToolDef
 	// restrict is the run's allowed-tools list, nil for none.
 	restrict *restriction
-	model    string // the model name sent for this run
-	text     string // the last assistant text, for a fallback plan's title
-	system   string // the system prompt, fixed at entry
+	model    string     // the model name sent for this run
+	effort   llm.Effort // the reasoning effort asked for, fixed at entry
+	text     string     // the last assistant text, for a fallback plan's title
+	system   string     // the system prompt, fixed at entry
 	// refining: the loop started with a plan awaiting approval (the user
 	// chose "keep refining"), so a fallback plan keeps its title.
 	refining bool
@@ -114,7 +115,7 @@ func (e *Engine) enter(ctx context.Context, s *stream, mode planning.Mode, rs ru
 	}
 	l := &turnLoop{e: e, s: s, mode: mode, policy: planning.PolicyFor(mode), restrict: rs.restrict, refining: refining,
 		images: imageBudget{max: e.cfg.requestImages, maxBytes: e.cfg.requestImageBytes},
-		model:  model, system: e.systemPrompt()}
+		model:  model, effort: e.Effort(), system: e.systemPrompt()}
 	l.fixTools()
 	return l
 }
@@ -177,6 +178,7 @@ func (l *turnLoop) request() llm.Request {
 		Messages:  msgs,
 		Tools:     l.defs,
 		Unchanged: l.e.sent.next(msgs, untouched),
+		Effort:    l.effort,
 	}
 }
 
@@ -257,7 +259,8 @@ func (l *turnLoop) modelLabel() string {
 func callUsage(resp llm.Response) session.Usage {
 	u := resp.Usage
 	return session.Usage{ModelCalls: 1, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ToolCalls: len(resp.Message.ToolCalls)}
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens, ReasoningTokens: u.ReasoningTokens,
+		ToolCalls: len(resp.Message.ToolCalls)}
 }
 
 // modelFailed ends a loop whose model call failed or was cancelled. A run
@@ -268,7 +271,9 @@ func callUsage(resp llm.Response) session.Usage {
 func (l *turnLoop) modelFailed(ctx context.Context, resp llm.Response, err error) (RunStatus, error) {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		partial := resp.Message
-		partial.ToolCalls = nil
+		// None of the calls ran, and reasoning blocks are sent back only
+		// with the output they led to.
+		partial.ToolCalls, partial.ReasoningBlocks = nil, nil
 		if partial.Content != "" || partial.Reasoning != "" {
 			if perr := l.e.st.Append(ctx, partial); perr != nil {
 				l.e.log.WarnContext(ctx, "agent: could not save the partial answer", "err", perr)

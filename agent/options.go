@@ -27,6 +27,7 @@ type Option func(*config)
 
 type config struct {
 	model          string
+	effort         llm.Effort
 	modelLabel     string
 	system         string
 	tools          []tool.Tool
@@ -99,6 +100,10 @@ func WithResultHook(h ResultHook) Option { return func(c *config) { c.resultHook
 // WithModel sets the model name sent in requests (without the "provider/"
 // prefix).
 func WithModel(name string) Option { return func(c *config) { c.model = name } }
+
+// WithEffort sets the reasoning effort the engine's model calls ask for
+// (llm.Request.Effort; default none). SetEffort changes it later.
+func WithEffort(e llm.Effort) Option { return func(c *config) { c.effort = e } }
 
 // WithVision says whether the model accepts images. It defaults to
 // llm.SupportsVision(model). Without vision a run with images fails with

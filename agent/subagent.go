@@ -130,7 +130,7 @@ func (r taskRunner) RunTask(ctx context.Context, req subagent.Request) (subagent
 		turns = DefaultSubagentMaxTurns
 	}
 	opts := []Option{
-		WithModel(model), WithModelLabel(label), WithSystemPrompt(system), WithTools(tools...),
+		WithModel(model), WithEffort(e.Effort()), WithModelLabel(label), WithSystemPrompt(system), WithTools(tools...),
 		WithStore(e.cfg.store), WithWorkdir(e.cfg.workdir), WithMode(childMode), WithMaxTurns(turns),
 		WithToolTimeout(e.cfg.toolTimeout), WithMaxToolOutput(e.cfg.maxToolOutput),
 		WithContextWindow(e.cfg.contextWindow), WithCompactor(e.cfg.compactor), WithEvidenceGate(false),

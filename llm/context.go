@@ -87,14 +87,11 @@ var contextWindows = map[string]int{
 
 // ContextWindow returns the context window in tokens of a model, matched by
 // the longest known prefix of its lower-cased name. Provider and organisation
-// prefixes ("anthropic/", "meta-llama/", "openrouter/qwen/") and a "meta-"
-// prefix are ignored; an unknown model gets DefaultContextWindow.
+// prefixes ("anthropic/", "meta-llama/", "openrouter/qwen/"), a "meta-"
+// prefix and Amazon Bedrock's "anthropic." and "us.anthropic." are
+// ignored; an unknown model gets DefaultContextWindow.
 func ContextWindow(model string) int {
-	name := strings.ToLower(strings.TrimSpace(model))
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.TrimPrefix(name, "meta-")
+	name := tableName(model)
 	best, window := -1, DefaultContextWindow
 	for prefix, w := range contextWindows {
 		if len(prefix) > best && strings.HasPrefix(name, prefix) {
@@ -102,4 +99,21 @@ func ContextWindow(model string) int {
 		}
 	}
 	return window
+}
+
+// tableName is the name the model tables are searched by: lower case,
+// without provider or organisation prefixes, "meta-", or the vendor part
+// of a Bedrock model ID ("us.anthropic.claude-…", "meta.llama3-…").
+func tableName(model string) string {
+	name := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, vendor := range []string{"anthropic.", "meta.", "mistral.", "openai.", "deepseek.", "qwen."} {
+		if i := strings.Index(name, vendor); i >= 0 && !strings.Contains(name[:i], "-") {
+			name = name[i+len(vendor):]
+			break
+		}
+	}
+	return strings.TrimPrefix(name, "meta-")
 }

@@ -23,8 +23,11 @@ func TestContextWindow(t *testing.T) {
 		"llama3:8b":                        8192,
 		"meta-llama/Meta-Llama-3.1-70B":    131072,
 		"openrouter/google/gemini-2.5-pro": 1048576,
-		"some-unknown-model":               DefaultContextWindow,
-		"":                                 DefaultContextWindow,
+		"us.anthropic.claude-sonnet-4-5-20250929-v1:0": 200000,
+		"anthropic.claude-3-5-sonnet-20240620-v1:0":    200000,
+		"claude-sonnet-4-5@20250929":                   200000,
+		"some-unknown-model":                           DefaultContextWindow,
+		"":                                             DefaultContextWindow,
 	}
 	for model, want := range cases {
 		if got := ContextWindow(model); got != want {
@@ -39,6 +42,7 @@ func TestSupportsVision(t *testing.T) {
 		"claude-sonnet-4-5": true, "anthropic/claude-3-haiku": true, "claude-2.1": false,
 		"o3-mini": false, "o3": true, "deepseek-chat": false, "llama3.2-vision:11b": true,
 		"llama3.2": false, "qwen2.5-vl-7b": true, "unknown-model": false, "": false,
+		"eu.anthropic.claude-haiku-4-5-20251001-v1:0": true, "claude-opus-4-1@20250805": true,
 	} {
 		if got := SupportsVision(model); got != want {
 			t.Errorf("SupportsVision(%q) = %v, want %v", model, got, want)

@@ -26,11 +26,7 @@ var visionModels = map[string]bool{
 // known prefix of its lower-cased name (provider prefixes ignored, as in
 // ContextWindow). Unknown models are assumed text-only.
 func SupportsVision(model string) bool {
-	name := strings.ToLower(strings.TrimSpace(model))
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
-	name = strings.TrimPrefix(name, "meta-")
+	name := tableName(model)
 	best, ok := -1, false
 	for prefix, v := range visionModels {
 		if len(prefix) > best && strings.HasPrefix(name, prefix) {

@@ -17,6 +17,9 @@ type Usage struct {
 	OutputTokens     int `json:"output_tokens"`
 	CacheReadTokens  int `json:"cache_read_tokens"`
 	CacheWriteTokens int `json:"cache_write_tokens"`
+	// ReasoningTokens is how many of OutputTokens the model spent
+	// reasoning, where its API reports it.
+	ReasoningTokens int `json:"reasoning_tokens"`
 	// ToolCalls counts the calls the model's messages made.
 	ToolCalls int `json:"tool_calls"`
 	// Plan outcomes: submitted for review, approved, sent back with
@@ -36,6 +39,7 @@ func (u Usage) Add(v Usage) Usage {
 		OutputTokens:     u.OutputTokens + v.OutputTokens,
 		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
 		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
 		ToolCalls:        u.ToolCalls + v.ToolCalls,
 		PlansSubmitted:   u.PlansSubmitted + v.PlansSubmitted,
 		PlansApproved:    u.PlansApproved + v.PlansApproved,

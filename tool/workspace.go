@@ -26,7 +26,7 @@ const DataDirName = ".harness9"
 // leak them into a transcript.
 var deniedInHome = []string{
 	".ssh", ".aws", ".gnupg", ".kube", ".netrc",
-	filepath.Join(".config", "gcloud"), ".docker", DataDirName,
+	filepath.Join(".config", "gcloud"), ".azure", ".docker", DataDirName,
 }
 
 // maxSymlinks bounds symlink expansion during Resolve, as the kernel does
@@ -74,7 +74,7 @@ type workspaceConfig struct {
 }
 
 // WithHome sets the home directory the deny list (~/.ssh, ~/.aws, ~/.gnupg,
-// ~/.kube, ~/.netrc, ~/.config/gcloud, ~/.docker, ~/.harness9) is anchored
+// ~/.kube, ~/.netrc, ~/.config/gcloud, ~/.azure, ~/.docker, ~/.harness9) is anchored
 // at. Without it (or with "") there is no home deny list, only the
 // locations given with WithDenied: a program whose workspace may contain
 // the user's home directory passes it (harness9's CLI passes

@@ -89,6 +89,7 @@ func TestDenyListWhenWorkspaceHoldsHome(t *testing.T) {
 		".ssh/id_rsa":                   secret,
 		".aws/credentials":              secret,
 		".config/gcloud/creds.json":     secret,
+		".azure/msal_token_cache.json":  secret,
 		".docker/config.json":           secret,
 		".harness9/sessions.db":         secret,
 		".kube/config":                  secret,
@@ -115,7 +116,7 @@ func TestDenyListWhenWorkspaceHoldsHome(t *testing.T) {
 			prefix += "/"
 		}
 		for _, p := range []string{
-			".ssh/id_rsa", ".aws/credentials", ".config/gcloud/creds.json", ".docker/config.json",
+			".ssh/id_rsa", ".aws/credentials", ".config/gcloud/creds.json", ".azure/msal_token_cache.json", ".docker/config.json",
 			".harness9/sessions.db", ".kube/config", ".netrc", "proj/key", "proj/sshdir/id_rsa",
 			"proj/gc/creds.json", "proj/../.ssh/id_rsa", "proj/sub/climb/id_rsa", "proj/notes/AGENTS.md",
 			"proj/sshdir/../.ssh/id_rsa",

@@ -20,9 +20,6 @@ import (
 	"github.com/harness9/harness9/internal/otelsetup"
 	"github.com/harness9/harness9/internal/slashcmd"
 	"github.com/harness9/harness9/llm"
-	"github.com/harness9/harness9/llm/anthropic"
-	"github.com/harness9/harness9/llm/openai"
-	"github.com/harness9/harness9/llm/scripted"
 	"github.com/harness9/harness9/permission"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
@@ -116,35 +113,6 @@ func dbProblem(path string, err error) error {
 		path, err, shellQuote(path), shellQuote(path), config.EnvHome)
 }
 
-// newProvider builds the provider c.Model names. Configuration problems are
-// usage errors (exit 2) whose text says what to set.
-func newProvider(c *config.Config, getenv func(string) string) (llm.Provider, config.Resolved, error) {
-	r, err := c.Resolve(getenv)
-	if err != nil {
-		return nil, r, withCode(ExitUsage, err)
-	}
-	switch r.Provider.Type {
-	case config.TypeScripted:
-		p, err := scripted.LoadFile(r.Model)
-		if err != nil {
-			return nil, r, withCode(ExitUsage, err)
-		}
-		return p, r, nil
-	case config.TypeAnthropic:
-		opts := []anthropic.Option{anthropic.WithName(r.Name), anthropic.WithAPIKey(r.APIKey), anthropic.WithRetry(retryPolicy(c))}
-		if r.BaseURL != "" {
-			opts = append(opts, anthropic.WithBaseURL(r.BaseURL))
-		}
-		return anthropic.New(opts...), r, nil
-	default:
-		opts := []openai.Option{openai.WithName(r.Name), openai.WithAPIKey(r.APIKey), openai.WithRetry(retryPolicy(c))}
-		if r.BaseURL != "" {
-			opts = append(opts, openai.WithBaseURL(r.BaseURL))
-		}
-		return openai.New(opts...), r, nil
-	}
-}
-
 // retryPolicy is the [retry] section as the providers' policy.
 func retryPolicy(c *config.Config) llm.RetryPolicy {
 	return llm.RetryPolicy{MaxRetries: c.MaxRetries, MaxTotal: c.MaxRetryWait}
@@ -205,6 +173,10 @@ type wiring struct {
 	// TUI may open an engine.
 	modelMu sync.Mutex
 	model   string
+	// effort is the TUI's /effort, when the user chose one: it replaces
+	// the configured effort of every engine opened from now on.
+	effort    llm.Effort
+	effortSet bool
 
 	// notices are what this run left out or changed on its own (a
 	// project's servers not started), said on stderr as they happen and
@@ -392,10 +364,29 @@ func (rt *wiring) setModel(name string) error {
 	return nil
 }
 
+// setEffort makes e the reasoning effort of the engines opened from now
+// on (the TUI's /effort; it also tells the open engine).
+func (rt *wiring) setEffort(e llm.Effort) {
+	rt.modelMu.Lock()
+	defer rt.modelMu.Unlock()
+	rt.effort, rt.effortSet = e, true
+}
+
+// effortFor is the effort of an engine for the resolved provider: the
+// user's /effort, else --effort or the provider's reasoning_effort. The
+// caller holds modelMu.
+func (rt *wiring) effortFor(r config.Resolved) llm.Effort {
+	if rt.effortSet {
+		return rt.effort
+	}
+	return r.Effort
+}
+
 func (rt *wiring) newEngine(o engineOptions) (*agent.Engine, error) {
 	rt.modelMu.Lock()
 	resolved, label := rt.resolved, rt.model
 	opts := []agent.Option{
+		agent.WithEffort(rt.effortFor(resolved)),
 		agent.WithVision(vision(resolved)),
 		agent.WithModelLabel(label),
 		agent.WithContextWindow(contextWindow(rt.cfg, resolved)),

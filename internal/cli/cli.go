@@ -76,6 +76,7 @@ type env struct {
 // globals are the flags every command shares.
 type globals struct {
 	model   string
+	effort  string // --effort
 	workdir string
 	sandbox string
 	store   string   // --store
@@ -151,6 +152,7 @@ func newRoot(e *env) *cobra.Command {
 	root.PersistentFlags().StringVar(&lf.level, "log-level", "", "diagnostics to log: debug, info, warn (default) or error")
 	root.PersistentFlags().StringVar(&lf.file, "log-file", "", "write diagnostics to this file (appended) instead of stderr")
 	root.PersistentFlags().StringVarP(&g.model, "model", "m", "", "model as PROVIDER/MODEL (env "+config.EnvModel+")")
+	root.PersistentFlags().StringVar(&g.effort, "effort", "", "reasoning effort of reasoning models: low, medium or high (OpenAI's reasoning_effort, an Anthropic thinking budget)")
 	root.PersistentFlags().StringVarP(&g.workdir, "workdir", "C", "", "working directory (default: the current directory)")
 	root.PersistentFlags().StringVar(&g.sandbox, "sandbox", "", "kernel sandbox for commands: auto (default) or off")
 	root.PersistentFlags().BoolVar(&g.trust, "trust-project", false,
@@ -212,7 +214,7 @@ func requireSubcommand(cmd *cobra.Command) *cobra.Command {
 
 func (g *globals) load(e *env, f config.Flags) (*config.Config, error) {
 	f.Model, f.Workdir, f.Sandbox, f.Allow, f.Deny, f.TrustProject, f.Store = g.model, g.workdir, g.sandbox, g.allow, g.deny, g.trust, g.store
-	f.TemporalAddress = g.temporalAddress
+	f.TemporalAddress, f.Effort = g.temporalAddress, g.effort
 	c, err := config.Load(f, e.getenv)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)

@@ -19,8 +19,6 @@ import (
 
 	"github.com/harness9/harness9/internal/config"
 	"github.com/harness9/harness9/internal/trust"
-	"github.com/harness9/harness9/llm/anthropic"
-	"github.com/harness9/harness9/llm/openai"
 	"github.com/harness9/harness9/sandbox"
 	"github.com/harness9/harness9/session"
 	"github.com/harness9/harness9/session/postgres"
@@ -76,6 +74,7 @@ var doctorChecks = []doctorCheck{
 	{"go", false, checkGo},
 	{"config", false, checkConfig},
 	{"provider", true, checkProvider},
+	{"hosts", false, checkHosts},
 	{"endpoint", true, checkEndpoint},
 	{"data dir", true, checkDataDir},
 	{"database", true, checkDatabase},
@@ -101,7 +100,7 @@ func newDoctorCmd(e *env, g *globals) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d := &doctorRun{e: e, offline: offline}
-			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Workdir: g.workdir, Sandbox: g.sandbox, Allow: g.allow, Deny: g.deny, Store: g.store}, e.getenv)
+			d.cfg, d.cfgErr = config.Load(config.Flags{Model: g.model, Effort: g.effort, Workdir: g.workdir, Sandbox: g.sandbox, Allow: g.allow, Deny: g.deny, Store: g.store}, e.getenv)
 			results := d.runAll(cmd.Context(), doctorChecks)
 			if asJSON {
 				if err := writeJSON(e, results); err != nil {
@@ -180,16 +179,19 @@ func checkProvider(_ context.Context, d *doctorRun) (string, string) {
 	if err != nil {
 		return checkFail, err.Error()
 	}
-	switch {
-	case r.Provider.Type == config.TypeScripted:
-		return checkOK, d.cfg.Model + " (scripted, no key needed)"
-	case r.APIKey != "":
-		return checkOK, fmt.Sprintf("%s · key from %s is set", d.cfg.Model, r.Provider.APIKeyEnv)
+	if r.Provider.Type == config.TypeBedrock && !bedrockBuiltIn {
+		return checkFail, errNoBedrock(d.cfg.Model).Error()
 	}
-	if r.Provider.APIKeyEnv == "" {
-		return checkOK, fmt.Sprintf("%s · no key needed (no api_key_env), server at %s", d.cfg.Model, r.BaseURL)
+	return checkOK, providerDetail(d.cfg, r, d.e.getenv)
+}
+
+// checkHosts names the model hosts this binary can reach.
+func checkHosts(context.Context, *doctorRun) (string, string) {
+	hosts := "openai (Chat Completions, Responses) · anthropic · vertex (Claude on Google Vertex AI) · azure (Azure OpenAI)"
+	if bedrockBuiltIn {
+		return checkOK, hosts + " · bedrock (Claude on Amazon Bedrock)"
 	}
-	return checkOK, fmt.Sprintf("%s · no key (%s unset), local server at %s", d.cfg.Model, r.Provider.APIKeyEnv, r.BaseURL)
+	return checkOK, hosts + " · bedrock: not in this build (go build -tags bedrock ./cmd/harness9)"
 }
 
 // checkEndpoint asks the provider's base URL for anything: any HTTP answer,
@@ -199,12 +201,9 @@ func checkEndpoint(ctx context.Context, d *doctorRun) (string, string) {
 	if err != nil || r.Provider.Type == config.TypeScripted {
 		return checkSkip, "no network provider"
 	}
-	url := r.BaseURL
+	url := providerEndpoint(r)
 	if url == "" {
-		url = openai.DefaultBaseURL
-		if r.Provider.Type == config.TypeAnthropic {
-			url = anthropic.DefaultBaseURL
-		}
+		return checkSkip, "the endpoint depends on the AWS profile's region"
 	}
 	if d.offline {
 		return checkSkip, url + " (--offline)"

@@ -114,6 +114,7 @@ func TestHomeWorkdirLeaksNothingToTheModel(t *testing.T) {
 	write(".ssh/command.md", "---\ndescription: COMMAND-SECRET-DESC\n---\nCOMMAND-SECRET-BODY $ARGUMENTS\n")
 	write(".ssh/agent.md", "---\nname: leaker\ndescription: AGENT-SECRET-DESC\n---\nAGENT-SECRET-PROMPT\n")
 	write(".aws/credentials", "[default]\naws_secret_access_key = AWS-FILE-SECRET\n")
+	write(".azure/msal_token_cache.json", `{"AccessToken":{"x":{"secret":"AZURE-FILE-SECRET"}}}`)
 	// The planted links.
 	link(".ssh/id_ed25519", "AGENTS.md")
 	link("../.ssh/id_ed25519", "svc/AGENTS.md")
@@ -128,6 +129,7 @@ func TestHomeWorkdirLeaksNothingToTheModel(t *testing.T) {
 		parent: []wireCall{
 			{"read_file", `{"path": ".ssh/id_ed25519"}`},
 			{"read_file", `{"path": "aws-link/credentials"}`},
+			{"read_file", `{"path": ".azure/msal_token_cache.json"}`},
 			{"read_file", `{"path": "svc/main.go"}`},
 			{"search_files", `{"pattern": "SECRET"}`},
 			{"use_skill", `{"name": "leak"}`},
@@ -142,7 +144,12 @@ func TestHomeWorkdirLeaksNothingToTheModel(t *testing.T) {
 	defer srv.Close()
 	// harness9's own environment holds secrets its children must not get.
 	h.env = append(h.env, "OPENAI_API_KEY=OPENAI-ENV-SECRET", "OPENAI_BASE_URL="+srv.URL+"/v1",
-		"AWS_SECRET_ACCESS_KEY=AWS-ENV-SECRET", "GITHUB_TOKEN=GH-ENV-SECRET", "HARNESS9_VISIBLE_MARK=env-reached-bash")
+		"AWS_SECRET_ACCESS_KEY=AWS-ENV-SECRET", "GITHUB_TOKEN=GH-ENV-SECRET", "HARNESS9_VISIBLE_MARK=env-reached-bash",
+		// The clouds' credentials, those whose names say nothing secret
+		// included (issue 32).
+		"AWS_BEARER_TOKEN_BEDROCK=BEDROCK-ENV-SECRET", "AWS_SESSION_TOKEN=AWS-SESSION-SECRET",
+		"AZURE_OPENAI_API_KEY=AZURE-KEY-SECRET", "AZURE_CLIENT_CERTIFICATE_PATH=/AZURE-CERT-SECRET.pem",
+		"AZURE_USERNAME=AZURE-USER-SECRET", "GOOGLE_APPLICATION_CREDENTIALS=/GOOGLE-ADC-SECRET.json")
 	for i, kv := range h.env {
 		if strings.HasPrefix(kv, "HOME=") {
 			h.env[i] = "HOME=" + home
@@ -166,7 +173,8 @@ func TestHomeWorkdirLeaksNothingToTheModel(t *testing.T) {
 	}
 	all := strings.Join(reqs, "\n")
 	for _, secret := range []string{"SSH-PRIVATE-KEY-SECRET", "SKILL-SECRET", "COMMAND-SECRET", "AGENT-SECRET",
-		"AWS-FILE-SECRET", "OPENAI-ENV-SECRET", "AWS-ENV-SECRET", "GH-ENV-SECRET"} {
+		"AWS-FILE-SECRET", "OPENAI-ENV-SECRET", "AWS-ENV-SECRET", "GH-ENV-SECRET", "AZURE-FILE-SECRET", "BEDROCK-ENV-SECRET",
+		"AWS-SESSION-SECRET", "AZURE-KEY-SECRET", "AZURE-CERT-SECRET", "AZURE-USER-SECRET", "GOOGLE-ADC-SECRET"} {
 		if strings.Contains(all, secret) {
 			i := strings.Index(all, secret)
 			t.Errorf("%s reached the model: …%s…", secret, all[max(0, i-300):min(len(all), i+100)])

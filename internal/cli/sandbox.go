@@ -70,7 +70,7 @@ func newSandbox(c *config.Config, ws *tool.Workspace, getenv func(string) string
 // do not look secret: the providers' key variables and the session store's
 // URL, which may carry the database's password.
 func hiddenEnv(c *config.Config) []string {
-	names := []string{config.EnvStore}
+	names := append([]string{config.EnvStore}, config.CloudSecrets...)
 	for _, p := range c.Providers {
 		names = append(names, p.APIKeyEnv)
 	}

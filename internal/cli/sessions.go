@@ -236,8 +236,16 @@ func showSession(ctx context.Context, e *env, s session.Store, id string, asJSON
 		fmt.Fprintf(w, "parent   %s (this is a sub-agent's session)\n", sess.ParentID)
 	}
 	if u := d.Usage; u != nil {
-		fmt.Fprintf(w, "usage    %d model calls, %d input tokens (%d cached), %d output, %d tool calls, %s",
-			u.ModelCalls, u.InputTokens, u.CacheReadTokens, u.OutputTokens, u.ToolCalls, costText(*u))
+		cached := fmt.Sprintf("%d cached", u.CacheReadTokens)
+		if u.CacheWriteTokens > 0 {
+			cached += fmt.Sprintf(", %d written to the cache", u.CacheWriteTokens)
+		}
+		output := fmt.Sprintf("%d output", u.OutputTokens)
+		if u.ReasoningTokens > 0 {
+			output += fmt.Sprintf(" (%d reasoning)", u.ReasoningTokens)
+		}
+		fmt.Fprintf(w, "usage    %d model calls, %d input tokens (%s), %s, %d tool calls, %s",
+			u.ModelCalls, u.InputTokens, cached, output, u.ToolCalls, costText(*u))
 		if len(kids) > 0 {
 			fmt.Fprint(w, " (sub-agents included)")
 		}

@@ -152,10 +152,11 @@ func usageReport(ctx context.Context, s session.Store, q session.UsageQuery, pri
 // printReport prints r as a table with a total line.
 func printReport(w io.Writer, r report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tsessions\tmodel calls\tinput\toutput\tcached\ttool calls\tplans approved\tcancelled\tcost\t\n", strings.ToUpper(string(r.By)))
+	fmt.Fprintf(tw, "%s\tsessions\tmodel calls\tinput\tcached\tcache write\toutput\treasoning\ttool calls\tplans approved\tcancelled\tcost\t\n",
+		strings.ToUpper(string(r.By)))
 	line := func(key string, g usageGroup) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", key, g.Sessions, g.ModelCalls, g.InputTokens, g.OutputTokens,
-			g.CacheReadTokens, g.ToolCalls, g.PlansApproved, g.PlansCancelled, costText(g))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", key, g.Sessions, g.ModelCalls, g.InputTokens,
+			g.CacheReadTokens, g.CacheWriteTokens, g.OutputTokens, g.ReasoningTokens, g.ToolCalls, g.PlansApproved, g.PlansCancelled, costText(g))
 	}
 	for _, g := range r.Groups {
 		line(g.Key, g)

@@ -196,6 +196,8 @@ func (rt *wiring) tuiOptions(ctx context.Context) tui.Options {
 		SetModel: func(name string) error {
 			return rt.setModel(name)
 		},
+		Effort:          rt.resolved.Effort,
+		SetEffort:       rt.setEffort,
 		Price:           rt.cfg.PriceOf,
 		Usage:           rt.sessionUsage(ctx),
 		Commands:        rt.tuiCommands(),
@@ -355,6 +357,7 @@ func (rt *wiring) sessionUsage(ctx context.Context) func(id string) (map[string]
 			u.OutputTokens += r.OutputTokens
 			u.CacheReadTokens += r.CacheReadTokens
 			u.CacheWriteTokens += r.CacheWriteTokens
+			u.ReasoningTokens += r.ReasoningTokens
 			out[r.Model] = u
 		}
 		return out, nil

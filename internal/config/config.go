@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -41,31 +40,6 @@ const (
 	DefaultOpenAIModel    = "openai/gpt-4.1"
 	DefaultAnthropicModel = "anthropic/claude-sonnet-4-5"
 )
-
-// Wire protocols a provider can speak.
-const (
-	TypeOpenAI    = "openai"
-	TypeAnthropic = "anthropic"
-	TypeScripted  = "scripted"
-)
-
-// Provider is one configured model provider.
-type Provider struct {
-	// Type is the wire protocol: "openai" (Chat Completions) or "anthropic".
-	Type string `toml:"type"`
-	// BaseURL overrides the protocol's default endpoint.
-	BaseURL string `toml:"base_url"`
-	// APIKeyEnv names the environment variable holding the key. Keys are
-	// never written in config.toml.
-	APIKeyEnv string `toml:"api_key_env"`
-	// ContextWindow, in tokens, for this provider's models (0 = built-in table).
-	ContextWindow int `toml:"context_window"`
-	// Models are offered by the TUI's /model picker (as PROVIDER/MODEL).
-	Models []string `toml:"models"`
-	// Vision says whether this provider's models accept images; nil means
-	// the built-in table (llm.SupportsVision) decides per model.
-	Vision *bool `toml:"vision"`
-}
 
 // Price is what a model costs ([pricing]), for the session totals the TUI
 // shows, the cost metric and `harness9 stats`. harness9 knows no prices of
@@ -116,6 +90,10 @@ type Config struct {
 	// Store is where sessions are kept: "" for the SQLite file in Home
 	// (the default), or a postgres:// URL (see StorePostgres).
 	Store string
+
+	// Effort is --effort, the reasoning effort that overrides every
+	// provider's reasoning_effort ("" for none given).
+	Effort llm.Effort
 
 	ContextWindow  int           // override in tokens (0 = provider/model default)
 	MaxTurns       int           // per run loop
@@ -237,6 +215,7 @@ type Flags struct {
 	Workdir       string
 	ContextWindow int
 	MaxTurns      int
+	Effort        string   // --effort low|medium|high
 	Sandbox       string   // --sandbox auto|off
 	Store         string   // --store sqlite|postgres://…
 	Allow, Deny   []string // --allow, --deny rules
@@ -310,6 +289,9 @@ func Load(flags Flags, getenv func(string) string) (*Config, error) {
 	if flags.Model != "" {
 		c.Model = flags.Model
 	}
+	if c.Effort, err = llm.ParseEffort(flags.Effort); err != nil {
+		return nil, fmt.Errorf("--effort: %w", err)
+	}
 	if flags.ContextWindow < 0 || flags.MaxTurns < 0 {
 		return nil, errors.New("--context-window and --max-turns must not be negative")
 	}
@@ -362,18 +344,6 @@ func homeDir(getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("cannot find your home directory; set %s to a data directory: %w", EnvHome, err)
 	}
 	return filepath.Join(uh, tool.DataDirName), nil
-}
-
-// scriptedVision: the scripted provider accepts images (it records them).
-var scriptedVision = true
-
-func builtinProviders() map[string]Provider {
-	return map[string]Provider{
-		TypeOpenAI:    {Type: TypeOpenAI, APIKeyEnv: EnvOpenAIKey, Models: []string{"gpt-4.1", "gpt-4.1-mini", "o4-mini", "gpt-5"}},
-		TypeAnthropic: {Type: TypeAnthropic, APIKeyEnv: EnvAnthropicKey, Models: []string{"claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"}},
-		// The scripted provider records whatever it is sent, images too.
-		TypeScripted: {Type: TypeScripted, Vision: &scriptedVision},
-	}
 }
 
 func (c *Config) readFile() error {
@@ -506,38 +476,8 @@ func (c *Config) apply(f file) error {
 	if err := c.applyServe(f.Serve, bad); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(f.Providers))
-	for name := range f.Providers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		p := f.Providers[name]
-		key := "providers." + name
-		if strings.ContainsAny(name, "/ ") || name == "" {
-			return bad(key, "provider names may not contain '/' or spaces")
-		}
-		if p.Type == "" {
-			p.Type = TypeOpenAI
-			if b, ok := c.Providers[name]; ok {
-				p.Type = b.Type
-			}
-		}
-		if p.Type != TypeOpenAI && p.Type != TypeAnthropic {
-			return bad(key+".type", "%q is not a provider type (want \"openai\" or \"anthropic\")", p.Type)
-		}
-		if p.APIKeyEnv == "" {
-			if b, ok := c.Providers[name]; ok {
-				p.APIKeyEnv = b.APIKeyEnv
-			}
-		}
-		if p.ContextWindow < 0 {
-			return bad(key+".context_window", "must not be negative")
-		}
-		if len(p.Models) == 0 {
-			p.Models = c.Providers[name].Models
-		}
-		c.Providers[name] = p
+	if err := c.applyProviders(f.Providers, bad); err != nil {
+		return err
 	}
 	for name, pr := range f.Pricing {
 		if pr.Input < 0 || pr.Output < 0 || pr.CacheRead < 0 || pr.CacheWrite < 0 {
@@ -575,36 +515,6 @@ func checkMCPServer(s MCPServer) string {
 	return ""
 }
 
-// ModelChoices lists the models the TUI's /model picker offers: the
-// current one first, then every configured model of each provider whose
-// key variable is set (or that needs none), as PROVIDER/MODEL.
-func (c *Config) ModelChoices(getenv func(string) string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	add := func(m string) {
-		if m != "" && !seen[m] {
-			seen[m] = true
-			out = append(out, m)
-		}
-	}
-	add(c.Model)
-	names := make([]string, 0, len(c.Providers))
-	for n := range c.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := c.Providers[n]
-		if p.Type == TypeScripted || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) == "") {
-			continue
-		}
-		for _, m := range p.Models {
-			add(n + "/" + m)
-		}
-	}
-	return out
-}
-
 // PriceOf returns model's configured price.
 func (c *Config) PriceOf(model string) (Price, bool) {
 	p, ok := c.Pricing[model]
@@ -635,77 +545,6 @@ func parseStore(v string) (string, error) {
 		kind = kind[:20] + "…"
 	}
 	return "", fmt.Errorf("%q… is not a session store: use %q (the database file in the data directory, the default) or a postgres://USER@HOST/DB URL", kind, StoreSQLite)
-}
-
-// SplitModel splits "provider/model" at the first slash.
-func SplitModel(s string) (provider, model string, err error) {
-	p, m, ok := strings.Cut(s, "/")
-	if !ok || p == "" || m == "" {
-		return "", "", fmt.Errorf("model %q must be written PROVIDER/MODEL, e.g. openai/gpt-4.1 or anthropic/claude-sonnet-4-5", s)
-	}
-	return p, m, nil
-}
-
-// ErrNoProvider is returned (wrapped) by Resolve when no model can be used.
-var ErrNoProvider = errors.New("no model provider is configured")
-
-// Resolved is the provider chosen for a run.
-type Resolved struct {
-	Name     string // provider name as written before the slash
-	Model    string // model name after the slash
-	Provider Provider
-	APIKey   string
-	BaseURL  string
-}
-
-// Resolve picks the provider for c.Model and reads its key and base URL
-// from the environment. Its errors say what to set.
-func (c *Config) Resolve(getenv func(string) string) (Resolved, error) {
-	if c.Model == "" {
-		return Resolved{}, fmt.Errorf("%w: set %s (or %s), or choose a model with -m PROVIDER/MODEL, %s or `model` in %s",
-			ErrNoProvider, EnvOpenAIKey, EnvAnthropicKey, EnvModel, c.File)
-	}
-	name, model, err := SplitModel(c.Model)
-	if err != nil {
-		return Resolved{}, err
-	}
-	p, ok := c.Providers[name]
-	if !ok {
-		known := make([]string, 0, len(c.Providers))
-		for k := range c.Providers {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		return Resolved{}, fmt.Errorf("unknown provider %q in model %q (known: %s; add [providers.%s] to %s)",
-			name, c.Model, strings.Join(known, ", "), name, c.File)
-	}
-	r := Resolved{Name: name, Model: model, Provider: p, BaseURL: p.BaseURL}
-	switch p.Type {
-	case TypeScripted:
-		return r, nil
-	case TypeOpenAI:
-		if r.BaseURL == "" && name == TypeOpenAI {
-			r.BaseURL = getenv(EnvOpenAIBaseURL)
-		}
-	case TypeAnthropic:
-		if r.BaseURL == "" && name == TypeAnthropic {
-			r.BaseURL = getenv(EnvAnthropicBaseURL)
-		}
-	}
-	if p.APIKeyEnv != "" {
-		r.APIKey = getenv(p.APIKeyEnv)
-	}
-	// A custom OpenAI-compatible endpoint (Ollama, vLLM) may need no key;
-	// the public APIs always do.
-	if r.APIKey == "" && r.BaseURL == "" {
-		env := p.APIKeyEnv
-		if env == "" {
-			env = "an api_key_env"
-		}
-		return r, fmt.Errorf("%w: model %q needs %s to be set (or base_url for a local server in [providers.%s] of %s)",
-			ErrNoProvider, c.Model, env, name, c.File)
-	}
-	return r, nil
 }
 
 // applyTuning reads the [retry] and [compaction] sections.

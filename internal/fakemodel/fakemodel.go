@@ -11,6 +11,11 @@
 //   - told to execute a plan: it marks the first open step in progress and
 //     writes a file for it, then marks it completed, then says it is done;
 //   - anything else: it answers in one line of text, quoting the prompt.
+//
+// Asked to reason (Anthropic's thinking, OpenAI's reasoning effort on the
+// Responses wire), it reasons before answering — a signed thinking block, an
+// encrypted reasoning item — and refuses a request that calls tools without
+// the reasoning that led to the calls, as the real APIs do.
 package fakemodel
 
 import (
@@ -29,6 +34,7 @@ func StepFile(n int) string { return fmt.Sprintf("harness9-step-%d.txt", n) }
 // Server is the HTTP handler; Requests counts the model calls it answered.
 type Server struct {
 	requests atomic.Int64
+	reasoned atomic.Int64
 }
 
 // New returns a Server.
@@ -37,36 +43,64 @@ func New() *Server { return &Server{} }
 // Requests is the number of model calls answered so far.
 func (s *Server) Requests() int64 { return s.requests.Load() }
 
-// ServeHTTP answers POST /v1/chat/completions (OpenAI) and POST /v1/messages
-// (Anthropic); anything else is 404.
+// Reasoned is the number of model calls answered with reasoning (the
+// request asked for it: a reasoning effort, or Anthropic's thinking).
+func (s *Server) Reasoned() int64 { return s.reasoned.Load() }
+
+// ServeHTTP answers POST /v1/chat/completions and POST /v1/responses
+// (OpenAI's two wires) and POST /v1/messages (Anthropic); anything else is
+// 404. A request that does not send back the reasoning the model gave
+// before a tool call, as the APIs require, is refused with 400.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		http.Error(w, `{"error":{"message":"method not allowed"}}`, http.StatusMethodNotAllowed)
-		return
-	}
-	var c conversation
-	var err error
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
-		c, err = decodeOpenAI(r)
-	case strings.HasSuffix(r.URL.Path, "/messages"):
-		c, err = decodeAnthropic(r)
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	if err != nil {
-		http.Error(w, fmt.Sprintf(`{"error":{"message":%q}}`, err.Error()), http.StatusBadRequest)
+	c, write, ok := decode(w, r)
+	if !ok {
 		return
 	}
 	s.requests.Add(1)
 	a := c.next()
-	w.Header().Set("Content-Type", "text/event-stream")
-	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		writeOpenAI(w, c.model, a)
-	} else {
-		writeAnthropic(w, c.model, a)
+	if c.reasoning {
+		s.reasoned.Add(1)
+		a.thought = "The user asked: " + firstLine(c.lastPrompt(), 60)
 	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	write(w, c, a)
+}
+
+// writer writes an answer on one wire.
+type writer func(http.ResponseWriter, conversation, answer)
+
+// decode reads a model call on whichever wire its path names. When the
+// request is not one, it answers it (404, 400) and returns false.
+func decode(w http.ResponseWriter, r *http.Request) (conversation, writer, bool) {
+	if r.Method != http.MethodPost {
+		http.Error(w, `{"error":{"message":"method not allowed"}}`, http.StatusMethodNotAllowed)
+		return conversation{}, nil, false
+	}
+	var c conversation
+	var err error
+	var write writer
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		c, err = decodeOpenAI(r)
+		write = writeOpenAI
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		c, err = decodeResponses(r)
+		write = writeResponses
+	case strings.HasSuffix(r.URL.Path, "/messages"):
+		c, err = decodeAnthropic(r)
+		write = writeAnthropic
+	default:
+		http.NotFound(w, r)
+		return conversation{}, nil, false
+	}
+	if err == nil {
+		err = c.checkReasoning()
+	}
+	if err != nil {
+		http.Error(w, fmt.Sprintf(`{"error":{"type":"invalid_request_error","message":%q}}`, err.Error()), http.StatusBadRequest)
+		return conversation{}, nil, false
+	}
+	return c, write, true
 }
 
 // message is one message of a request, whichever wire it came on.
@@ -75,6 +109,9 @@ type message struct {
 	text    string
 	calls   []call
 	results int // tool results it carries
+	// thought: an assistant message carries the reasoning the model gave
+	// with it (a signed thinking block, an encrypted reasoning item).
+	thought bool
 }
 
 type call struct {
@@ -87,12 +124,15 @@ type conversation struct {
 	model    string
 	messages []message
 	tools    map[string]bool
+	// reasoning: the request asked for reasoning (an effort, thinking).
+	reasoning bool
 }
 
-// answer is one assistant message: text and tool calls.
+// answer is one assistant message: its reasoning, text and tool calls.
 type answer struct {
-	text  string
-	calls []call
+	thought string
+	text    string
+	calls   []call
 }
 
 type todo struct {

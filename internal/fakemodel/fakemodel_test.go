@@ -17,25 +17,37 @@ import (
 	"github.com/harness9/harness9/tool/builtin"
 )
 
-// TestPlanApproveExecute drives a planning engine through both real providers
-// against the stand-in: the plan is submitted, and once approved the step's
-// file is written and the todo list completed.
+// TestPlanApproveExecute drives a planning engine through the real
+// providers, on each wire, with and without reasoning, against the
+// stand-in: the plan is submitted, and once approved the step's file is
+// written and the todo list completed. With reasoning on, every call is
+// answered with reasoning, which the stand-in refuses to see dropped
+// across the tool calls.
 func TestPlanApproveExecute(t *testing.T) {
 	fake := fakemodel.New()
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	providers := map[string]llm.Provider{
-		"openai":    openai.New(openai.WithAPIKey("k"), openai.WithBaseURL(srv.URL+"/v1")),
-		"anthropic": anthropic.New(anthropic.WithAPIKey("k"), anthropic.WithBaseURL(srv.URL)),
+	wires := []struct {
+		name   string
+		p      llm.Provider
+		effort llm.Effort
+	}{
+		{"chat", openai.New(openai.WithAPIKey("k"), openai.WithBaseURL(srv.URL+"/v1")), ""},
+		{"responses", openai.New(openai.WithAPIKey("k"), openai.WithBaseURL(srv.URL+"/v1"), openai.WithAPI(openai.APIResponses)), ""},
+		{"responses reasoning", openai.New(openai.WithAPIKey("k"), openai.WithBaseURL(srv.URL+"/v1"), openai.WithAPI(openai.APIResponses)),
+			llm.EffortHigh},
+		{"anthropic", anthropic.New(anthropic.WithAPIKey("k"), anthropic.WithBaseURL(srv.URL)), ""},
+		{"anthropic thinking", anthropic.New(anthropic.WithAPIKey("k"), anthropic.WithBaseURL(srv.URL)), llm.EffortMedium},
 	}
-	for name, p := range providers {
-		t.Run(name, func(t *testing.T) {
+	for _, wire := range wires {
+		t.Run(wire.name, func(t *testing.T) {
+			before, reasonedBefore := fake.Requests(), fake.Reasoned()
 			dir := t.TempDir()
 			ws, err := tool.NewWorkspace(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng, err := agent.New(p, agent.WithModel("m"), agent.WithWorkspace(ws),
+			eng, err := agent.New(wire.p, agent.WithModel("m"), agent.WithWorkspace(ws), agent.WithEffort(wire.effort),
 				agent.WithTools(builtin.All(ws)...), agent.WithMode(planning.ModePlan))
 			if err != nil {
 				t.Fatal(err)
@@ -67,9 +79,13 @@ func TestPlanApproveExecute(t *testing.T) {
 					t.Fatalf("todo %+v not completed", td)
 				}
 			}
+			calls, reasoned := fake.Requests()-before, fake.Reasoned()-reasonedBefore
+			if calls < 4 {
+				t.Fatalf("the stand-in answered %d requests", calls)
+			}
+			if wire.effort == "" && reasoned != 0 || wire.effort != "" && reasoned != calls {
+				t.Fatalf("%d of %d calls asked for reasoning with effort %q", reasoned, calls, wire.effort)
+			}
 		})
-	}
-	if fake.Requests() < 8 {
-		t.Fatalf("the stand-in answered %d requests", fake.Requests())
 	}
 }

@@ -72,25 +72,35 @@ func decodeAnthropic(r *http.Request) (conversation, error) {
 		Tools []struct {
 			Name string `json:"name"`
 		} `json:"tools"`
+		Thinking struct {
+			Type string `json:"type"`
+		} `json:"thinking"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, maxBody)).Decode(&req); err != nil {
 		return conversation{}, fmt.Errorf("decoding the request: %w", err)
 	}
-	c := conversation{model: req.Model, tools: map[string]bool{}}
+	c := conversation{model: req.Model, tools: map[string]bool{}, reasoning: req.Thinking.Type == "enabled"}
 	for _, t := range req.Tools {
 		c.tools[t.Name] = true
 	}
 	for _, m := range req.Messages {
 		msg := message{role: m.Role, text: contentText(m.Content)}
 		var blocks []struct {
-			Type  string          `json:"type"`
-			ID    string          `json:"id"`
-			Name  string          `json:"name"`
-			Input json.RawMessage `json:"input"`
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Input     json.RawMessage `json:"input"`
+			Thinking  string          `json:"thinking"`
+			Signature string          `json:"signature"`
 		}
 		_ = json.Unmarshal(m.Content, &blocks)
-		for _, b := range blocks {
+		for i, b := range blocks {
 			switch b.Type {
+			case "thinking":
+				if b.Signature != seal(b.Thinking) {
+					return conversation{}, fmt.Errorf("messages.%d.content.%d: Invalid `signature` in `thinking` block", len(c.messages), i)
+				}
+				msg.thought = msg.thought || i == 0
 			case "tool_use":
 				msg.calls = append(msg.calls, call{ID: b.ID, Name: b.Name, Input: b.Input})
 			case "tool_result":
@@ -103,7 +113,8 @@ func decodeAnthropic(r *http.Request) (conversation, error) {
 }
 
 // contentText is the text of a message's content: a string, or the text
-// parts of a list of parts or blocks.
+// parts of a list of parts or blocks (the Responses API's input_text and
+// output_text parts included).
 func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -116,7 +127,7 @@ func contentText(raw json.RawMessage) string {
 	_ = json.Unmarshal(raw, &parts)
 	var b strings.Builder
 	for _, p := range parts {
-		if p.Type == "text" {
+		if p.Type == "text" || p.Type == "input_text" || p.Type == "output_text" {
 			b.WriteString(p.Text)
 		}
 	}
@@ -138,7 +149,8 @@ func sse(w http.ResponseWriter, event string, data any) {
 // tokens is a rough count for the usage the wire reports.
 func tokens(s string) int { return 1 + len(s)/4 }
 
-func writeOpenAI(w http.ResponseWriter, model string, a answer) {
+func writeOpenAI(w http.ResponseWriter, c conversation, a answer) {
+	model := c.model
 	chunk := func(delta map[string]any, finish any) map[string]any {
 		return map[string]any{"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
@@ -163,12 +175,24 @@ func writeOpenAI(w http.ResponseWriter, model string, a answer) {
 	fmt.Fprint(w, "data: [DONE]\n\n")
 }
 
-func writeAnthropic(w http.ResponseWriter, model string, a answer) {
+func writeAnthropic(w http.ResponseWriter, c conversation, a answer) {
+	model := c.model
 	sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 100, "output_tokens": 1}}})
 	index := 0
 	out := tokens(a.text)
+	if a.thought != "" {
+		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+			"delta": map[string]any{"type": "thinking_delta", "thinking": a.thought}})
+		sse(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+			"delta": map[string]any{"type": "signature_delta", "signature": seal(a.thought)}})
+		sse(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+		out += tokens(a.thought)
+	}
 	if a.text != "" {
 		sse(w, "content_block_start", map[string]any{"type": "content_block_start", "index": index,
 			"content_block": map[string]any{"type": "text", "text": ""}})

@@ -436,3 +436,38 @@ func TestMentionCompletionFromAnotherSource(t *testing.T) {
 		t.Errorf("the source was asked %q", asked)
 	}
 }
+
+// /effort shows the reasoning effort, sets it for the engines opened from
+// now on, refuses a bad one without changing it, and keeps the session.
+func TestEffortCommand(t *testing.T) {
+	f := newFake()
+	opts := testOptions(f)
+	opts.Effort = llm.EffortLow
+	var set []llm.Effort
+	opts.SetEffort = func(e llm.Effort) { set = append(set, e) }
+	h := newHarness(t, opts, 100, 24)
+	h.typeText("/effort")
+	h.key("enter")
+	h.waitIdle()
+	if s := h.screen(); !strings.Contains(s, "Reasoning effort: low.") {
+		t.Fatalf("/effort does not show the effort:\n%s", s)
+	}
+	h.typeText("/effort max")
+	h.key("enter")
+	h.waitIdle()
+	if s := h.screen(); len(set) != 0 || !strings.Contains(s, `"max" is not a reasoning effort`) {
+		t.Fatalf("SetEffort calls %v; screen:\n%s", set, s)
+	}
+	h.typeText("/effort HIGH")
+	h.key("enter")
+	h.waitIdle()
+	if len(set) != 1 || set[0] != llm.EffortHigh {
+		t.Fatalf("SetEffort calls %v", set)
+	}
+	h.typeText("/effort")
+	h.key("enter")
+	h.waitIdle()
+	if s := h.screen(); !strings.Contains(s, "Reasoning effort: high.") {
+		t.Errorf("the new effort is not shown:\n%s", s)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
 )
@@ -37,6 +38,7 @@ func init() {
 		{name: "/memory", help: "show the memory files in use and their notes (# note adds one)", run: (*model).cmdMemory},
 		{name: "/todos", help: "show the todo list", run: (*model).cmdTodos},
 		{name: "/model", args: "[name]", help: "switch the model (a picker without a name)", run: (*model).cmdModel, idle: true},
+		{name: "/effort", args: "[low|medium|high|default]", help: "set the model's reasoning effort (show it without an argument)", run: (*model).cmdEffort, idle: true},
 		{name: "/skills", help: "list the skills found", run: (*model).cmdSkills},
 		{name: "/mcp", help: "show MCP servers", run: (*model).cmdMCP},
 		{name: "/help", help: "show commands and keys", run: (*model).cmdHelp},
@@ -156,6 +158,40 @@ func (m *model) switchModel(name string) tea.Cmd {
 	// The same session on the new model: the transcript and the totals
 	// stay as they are.
 	return m.openEngineWith(engineReadyMsg{id: m.sessionID, keep: true})
+}
+
+// cmdEffort sets the reasoning effort of the following turns (OpenAI's
+// reasoning_effort, an Anthropic thinking budget); the session goes on
+// with its history, as after /model.
+func (m *model) cmdEffort(arg string) tea.Cmd {
+	if m.opts.SetEffort == nil {
+		m.hint = "setting the reasoning effort is not available here"
+		return nil
+	}
+	if arg == "" {
+		m.note("Reasoning effort: " + effortLabel(m.opts.Effort) + ". /effort low, medium, high or default changes it.")
+		return nil
+	}
+	e, err := llm.ParseEffort(arg)
+	if err != nil {
+		m.errorLine("Cannot set the reasoning effort: " + err.Error())
+		return nil
+	}
+	m.opts.SetEffort(e)
+	m.opts.Effort = e
+	m.note("Reasoning effort: " + effortLabel(e) + ", from the next turn.")
+	if m.eng == nil || len(m.eng.History()) == 0 {
+		return m.openEngine("", true)
+	}
+	return m.openEngineWith(engineReadyMsg{id: m.sessionID, keep: true})
+}
+
+// effortLabel names an effort for the user.
+func effortLabel(e llm.Effort) string {
+	if e == llm.EffortDefault {
+		return "the provider's default"
+	}
+	return string(e)
 }
 
 func (m *model) cmdPlan(arg string) tea.Cmd {

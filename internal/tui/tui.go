@@ -141,6 +141,11 @@ type Options struct {
 	// now on. Either nil: /model is not available.
 	Models   func() []string
 	SetModel func(name string) error
+	// Effort is the reasoning effort the engines start with; SetEffort
+	// makes e that of the engines NewEngine opens from now on (/effort;
+	// nil: /effort is not available).
+	Effort    llm.Effort
+	SetEffort func(e llm.Effort)
 	// Usage returns a session's token use by model ("provider/model"),
 	// its sub-agents' included, for the status bar's totals and cost when
 	// the session is opened again; nil: they start at zero. Called off the

@@ -169,6 +169,12 @@ func conversation() []llm.Message {
 			Role:      llm.RoleAssistant,
 			Content:   "Let me look.",
 			Reasoning: "The user wants a fix; read the file first.",
+			// A provider's reasoning as it must go back: byte for byte.
+			ReasoningBlocks: []llm.ReasoningBlock{
+				{Provider: "anthropic", Type: "thinking", Text: "The user wants a fix; <read> & \"check\".", Signature: "EqQBCgIYAhIM+/sig=="},
+				{Provider: "anthropic", Type: "redacted_thinking", Data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlx", After: 2},
+				{Provider: "openai", Type: "reasoning", Data: `{"type":"reasoning","summary":[],"encrypted_content":"gAAAAB<x>&"}`, After: 5},
+			},
 			ToolCalls: []llm.ToolCall{
 				{ID: "call_1", Name: "read_file", Input: json.RawMessage(`{"path":"main.go"}`)},
 				{ID: "call_2", Name: "search_files", Input: json.RawMessage(`{ "pattern": "a<b && c>d",  "glob": "*.go" }`)},

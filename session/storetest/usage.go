@@ -40,7 +40,7 @@ func testUsage(t *testing.T, s session.Store) {
 		u     session.Usage
 	}{
 		{a.ID, day1, "openai/m1", session.Usage{ModelCalls: 1, InputTokens: 100, OutputTokens: 10, CacheReadTokens: 50, ToolCalls: 2}},
-		{a.ID, day1.Add(20 * time.Minute), "openai/m1", session.Usage{ModelCalls: 1, InputTokens: 200, OutputTokens: 20, CacheWriteTokens: 7, ToolCalls: 1}},
+		{a.ID, day1.Add(20 * time.Minute), "openai/m1", session.Usage{ModelCalls: 1, InputTokens: 200, OutputTokens: 20, CacheWriteTokens: 7, ReasoningTokens: 12, ToolCalls: 1}},
 		{a.ID, day1, "openai/m1", session.Usage{PlansSubmitted: 1, PlansRefined: 1}},
 		{a.ID, late, "openai/m3", session.Usage{ModelCalls: 1, InputTokens: 1000, OutputTokens: 100}},
 		{child.ID, day1, "openai/m1", session.Usage{ModelCalls: 2, InputTokens: 30, OutputTokens: 3, ToolCalls: 4}},
@@ -51,7 +51,7 @@ func testUsage(t *testing.T, s session.Store) {
 			t.Fatalf("AddUsage: %v", err)
 		}
 	}
-	m1 := session.Usage{ModelCalls: 4, InputTokens: 330, OutputTokens: 33, CacheReadTokens: 50, CacheWriteTokens: 7, ToolCalls: 7,
+	m1 := session.Usage{ModelCalls: 4, InputTokens: 330, OutputTokens: 33, CacheReadTokens: 50, CacheWriteTokens: 7, ReasoningTokens: 12, ToolCalls: 7,
 		PlansSubmitted: 1, PlansRefined: 1}
 	m3 := session.Usage{ModelCalls: 1, InputTokens: 1000, OutputTokens: 100}
 	m2 := session.Usage{ModelCalls: 1, InputTokens: 7, OutputTokens: 1, PlansApproved: 1, PlansCancelled: 1, PlansStalled: 1}

@@ -14,12 +14,12 @@ import (
 
 // usageColumns are the counters of a session_usage row, in Usage's order.
 const usageColumns = `model_calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, tool_calls,
-	plans_submitted, plans_approved, plans_refined, plans_cancelled, plans_stalled`
+	plans_submitted, plans_approved, plans_refined, plans_cancelled, plans_stalled, reasoning_tokens`
 
 // UsageValues returns u's counters in usageColumns' order.
 func UsageValues(u session.Usage) []any {
 	return []any{u.ModelCalls, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ToolCalls,
-		u.PlansSubmitted, u.PlansApproved, u.PlansRefined, u.PlansCancelled, u.PlansStalled}
+		u.PlansSubmitted, u.PlansApproved, u.PlansRefined, u.PlansCancelled, u.PlansStalled, u.ReasoningTokens}
 }
 
 // AddUsageSQL is the upsert of one (session, hour, model) row into
@@ -102,7 +102,7 @@ func UsageReportSQL(prefix string, q session.UsageQuery) (string, []any, error) 
 type UsageRowScan struct {
 	row   session.UsageRow
 	total int
-	vals  [12]int64
+	vals  [13]int64
 }
 
 // Dest returns where to scan the row's columns.
@@ -125,7 +125,8 @@ func (r *UsageRowScan) Row(by session.UsageGroup) (session.UsageRow, error) {
 	row.Sessions = int(v[0])
 	row.Usage = session.Usage{ModelCalls: int(v[1]), InputTokens: int(v[2]), OutputTokens: int(v[3]),
 		CacheReadTokens: int(v[4]), CacheWriteTokens: int(v[5]), ToolCalls: int(v[6]),
-		PlansSubmitted: int(v[7]), PlansApproved: int(v[8]), PlansRefined: int(v[9]), PlansCancelled: int(v[10]), PlansStalled: int(v[11])}
+		PlansSubmitted: int(v[7]), PlansApproved: int(v[8]), PlansRefined: int(v[9]), PlansCancelled: int(v[10]), PlansStalled: int(v[11]),
+		ReasoningTokens: int(v[12])}
 	if (by == session.ByDay || by == "") && r.total != 2 {
 		var day int64
 		if _, err := fmt.Sscan(row.Key, &day); err != nil {
