@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,41 +44,6 @@ const (
 // shows, the cost metric and `harness9 stats`. harness9 knows no prices of
 // its own (they change); a model without one shows tokens only.
 type Price = llm.Price
-
-// MCPServer is one MCP server: a command for stdio, or a URL for streamable HTTP.
-type MCPServer struct {
-	// Type is "stdio", "http" or "sse"; empty follows from command or url.
-	Type    string            `toml:"type,omitempty" json:"type,omitempty"`
-	Command string            `toml:"command,omitempty" json:"command,omitempty"`
-	Args    []string          `toml:"args,omitempty" json:"args,omitempty"`
-	Env     map[string]string `toml:"env,omitempty" json:"env,omitempty"`
-	URL     string            `toml:"url,omitempty" json:"url,omitempty"`
-	Headers map[string]string `toml:"headers,omitempty" json:"headers,omitempty"`
-	// OAuth configures the login of an HTTP server that asks for one
-	// (`harness9 mcp login NAME`); nil means discovery and dynamic client
-	// registration.
-	OAuth *MCPOAuth `toml:"oauth,omitempty" json:"oauth,omitempty"`
-	// ReadOnlyTools are tools of this server (by its own names) the user
-	// declares read-only although the server does not hint so.
-	ReadOnlyTools []string `toml:"read_only_tools,omitempty" json:"read_only_tools,omitempty"`
-	// Unconfined starts this stdio server outside the kernel sandbox (it
-	// then has the user's full file access). Only the user's own config
-	// can say so; a project's .mcp.json cannot.
-	Unconfined bool `toml:"unconfined,omitempty" json:"unconfined,omitempty"`
-}
-
-// MCPOAuth is [mcp_servers.NAME.oauth]: a client registered in advance
-// with the server's authorization server.
-type MCPOAuth struct {
-	ClientID string `toml:"client_id,omitempty" json:"client_id,omitempty"`
-	// ClientSecretEnv names the variable holding the client's secret, if
-	// it has one (secrets are never written in config.toml).
-	ClientSecretEnv string `toml:"client_secret_env,omitempty" json:"client_secret_env,omitempty"`
-	// CallbackPort is the loopback port the client was registered with
-	// (http://127.0.0.1:PORT/callback); 0 picks a free one.
-	CallbackPort int      `toml:"callback_port,omitempty" json:"callback_port,omitempty"`
-	Scopes       []string `toml:"scopes,omitempty" json:"scopes,omitempty"`
-}
 
 // Config is the resolved configuration of one harness9 invocation.
 type Config struct {
@@ -497,54 +461,10 @@ func (c *Config) apply(f file) error {
 	return nil
 }
 
-// checkMCPServer says what is wrong with a server's settings, "" if
-// nothing.
-func checkMCPServer(s MCPServer) string {
-	switch {
-	case (s.Command == "") == (s.URL == ""):
-		return "set exactly one of command (stdio) or url (streamable HTTP)"
-	case !slices.Contains([]string{"", "stdio", "http", "sse"}, s.Type):
-		return `type must be "stdio", "http" or "sse"`
-	case s.Type == "stdio" && s.Command == "", (s.Type == "http" || s.Type == "sse") && s.URL == "":
-		return "type " + s.Type + " does not match command/url"
-	case s.OAuth != nil && s.URL == "":
-		return "oauth is for servers with a url"
-	case s.OAuth != nil && (s.OAuth.CallbackPort < 0 || s.OAuth.CallbackPort > 65535):
-		return "oauth.callback_port must be a port number"
-	}
-	return ""
-}
-
 // PriceOf returns model's configured price.
 func (c *Config) PriceOf(model string) (Price, bool) {
 	p, ok := c.Pricing[model]
 	return p, ok
-}
-
-// StoreSQLite names the default store: the SQLite file in the data
-// directory.
-const StoreSQLite = "sqlite"
-
-// StorePostgres reports whether store is a PostgreSQL URL.
-func StorePostgres(store string) bool {
-	return strings.HasPrefix(store, "postgres://") || strings.HasPrefix(store, "postgresql://")
-}
-
-// parseStore checks a store setting and returns it as Config.Store holds
-// it ("" for SQLite). An unknown value is not echoed whole: it may be a
-// mistyped URL carrying a password.
-func parseStore(v string) (string, error) {
-	switch {
-	case v == StoreSQLite:
-		return "", nil
-	case StorePostgres(v):
-		return v, nil
-	}
-	kind, _, _ := strings.Cut(v, ":")
-	if len(kind) > 20 {
-		kind = kind[:20] + "…"
-	}
-	return "", fmt.Errorf("%q… is not a session store: use %q (the database file in the data directory, the default) or a postgres://USER@HOST/DB URL", kind, StoreSQLite)
 }
 
 // applyTuning reads the [retry] and [compaction] sections.
