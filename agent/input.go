@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/harness9/harness9/planning"
 	"github.com/harness9/harness9/tool"
 )
 
@@ -54,12 +53,12 @@ func (*InputRequest) Type() string { return "input_request" }
 func WithUserInput(on bool) Option { return func(c *config) { c.userInput = on } }
 
 // asker is the Asker of call id: it puts the question to the user through
-// an InputRequest, except while planning, when only a question that
+// an InputRequest, except in a read-only mode (planning), when only a question that
 // cannot lead to a change (tool.Question.ReadOnly) is asked and any other
 // is declined, with a line in the call's output saying so.
 func (l *turnLoop) asker(q *eventQueue, id string) tool.Asker {
 	return func(ctx context.Context, question tool.Question) (tool.Answer, error) {
-		if l.mode == planning.ModePlan && !question.ReadOnly {
+		if l.policy.ReadOnly && !question.ReadOnly {
 			q.output(id, fmt.Sprintf("%s asked for input while planning; declined, because it can change things\n", question.From))
 			return tool.Answer{Action: tool.Decline}, nil
 		}
