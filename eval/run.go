@@ -108,6 +108,9 @@ func (rn *run) play(events iter.Seq[agent.Event]) (agent.RunStatus, error) {
 		case agent.ToolCall:
 			rec.ToolCalls++
 		case agent.ToolResult:
+			if ev.Refused != "" {
+				rec.SandboxRefusals++
+			}
 			if ev.IsError {
 				rec.ToolErrors++
 				if ev.Name == planning.TodoWriteName && planning.IsEvidenceRefusal(ev.Output) {
