@@ -52,6 +52,28 @@ func twoCommits(t *testing.T, dir string) string {
 	return first
 }
 
+// repoTask writes the task.toml of task directory dir, which starts from
+// its repository repo/, with the rest of the file in body, and loads it.
+func repoTask(t *testing.T, dir, body string) *eval.Task {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "task.toml"), "version = 1\nrepo = \"repo\"\n"+body)
+	task, err := eval.LoadTask(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+// runDirect runs task once in direct mode.
+func runDirect(t *testing.T, r *eval.Runner, task *eval.Task) eval.Record {
+	t.Helper()
+	rec, err := r.RunOne(context.Background(), eval.Job{Task: task, Config: eval.Config{Mode: eval.Direct, Model: "m"}, Attempt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 // TestGitFixture: a task with repo and commit starts from a clone of the
 // repository at that commit, not at its newest one: the agent reads the
 // pinned content and the check runs against it.
@@ -59,16 +81,10 @@ func TestGitFixture(t *testing.T) {
 	suite := t.TempDir()
 	task := filepath.Join(suite, "pinned")
 	first := twoCommits(t, filepath.Join(task, "repo"))
-	writeFile(t, filepath.Join(task, "task.toml"), `version = 1
-instruction = "Read version.txt."
-repo = "repo"
+	pinned := repoTask(t, task, `instruction = "Read version.txt."
 commit = "`+first+`"
 check = "grep -qx first version.txt && test ! -e added-later.txt && test \"$(git rev-parse HEAD)\" = `+first+` && echo checked-first"
 `)
-	tasks, err := eval.LoadSuite(suite)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seen []string
 	read := func(context.Context, *eval.Task, eval.Config) (llm.Provider, string, error) {
 		return scripted.New(
@@ -80,10 +96,7 @@ check = "grep -qx first version.txt && test ! -e added-later.txt && test \"$(git
 	}
 	r := eval.NewRunner(read, eval.WithAgentOptions(harness.WithDataDir(t.TempDir())), eval.WithCommandEnv(os.Environ()),
 		eval.WithUnconfinedChecks(true), eval.WithKeep(true), eval.WithTempDir(t.TempDir()))
-	rec, err := r.RunOne(context.Background(), eval.Job{Task: tasks[0], Config: eval.Config{Mode: eval.Direct, Model: "m"}, Attempt: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := runDirect(t, r, pinned)
 	if !rec.Pass || !strings.Contains(rec.CheckOutput, "checked-first") {
 		t.Fatalf("the check did not pass against the first commit: %+v", rec)
 	}
@@ -140,22 +153,13 @@ func TestGitFixtureRunsNothing(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 
 	for _, commit := range []string{"", first} {
-		writeFile(t, filepath.Join(task, "task.toml"), `version = 1
-instruction = "nothing"
-repo = "repo"
+		hostile := repoTask(t, task, `instruction = "nothing"
 commit = "`+commit+`"
 check = "test -f version.txt"
 `)
-		tasks, err := eval.LoadSuite(suite)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := eval.NewRunner(saysDone, eval.WithAgentOptions(harness.WithDataDir(t.TempDir())),
 			eval.WithCommandEnv(os.Environ()), eval.WithUnconfinedChecks(true))
-		rec, err := r.RunOne(context.Background(), eval.Job{Task: tasks[0], Config: eval.Config{Mode: eval.Direct, Model: "m"}, Attempt: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec := runDirect(t, r, hostile)
 		if !rec.Pass {
 			t.Fatalf("commit %q: the run did not pass: %+v", commit, rec)
 		}
@@ -178,15 +182,9 @@ func TestSandboxRefusals(t *testing.T) {
 	suite, outside := t.TempDir(), t.TempDir()
 	task := filepath.Join(suite, "refusals")
 	twoCommits(t, filepath.Join(task, "repo"))
-	writeFile(t, filepath.Join(task, "task.toml"), `version = 1
-instruction = "Try the boundaries."
-repo = "repo"
+	boundaries := repoTask(t, task, `instruction = "Try the boundaries."
 check = "test ! -e .git/hooks/pre-commit && test ! -e .git/evil"
 `)
-	tasks, err := eval.LoadSuite(suite)
-	if err != nil {
-		t.Fatal(err)
-	}
 	escaped := filepath.Join(outside, "escaped.txt")
 	try := func(context.Context, *eval.Task, eval.Config) (llm.Provider, string, error) {
 		return scripted.New(
@@ -201,10 +199,7 @@ check = "test ! -e .git/hooks/pre-commit && test ! -e .git/evil"
 	}
 	r := eval.NewRunner(try, eval.WithAgentOptions(harness.WithDataDir(t.TempDir()), harness.WithEnv(os.Environ())),
 		eval.WithCommandEnv(os.Environ()), eval.WithUnconfinedChecks(true))
-	rec, err := r.RunOne(context.Background(), eval.Job{Task: tasks[0], Config: eval.Config{Mode: eval.Direct, Model: "m"}, Attempt: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := runDirect(t, r, boundaries)
 	if rec.ToolCalls != 5 || rec.ToolErrors != 4 || rec.SandboxRefusals != 3 {
 		t.Errorf("%d calls, %d errors, %d sandbox refusals; want 5, 4 (3 refusals and a missing file) and 3",
 			rec.ToolCalls, rec.ToolErrors, rec.SandboxRefusals)
