@@ -6,6 +6,7 @@ import (
 
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
 )
 
 // Event is one thing that happened during a run. The TUI and the headless
@@ -75,6 +76,9 @@ type ToolResult struct {
 	// ExitCode is the exit status of the command the call ran, if any
 	// (tool.Result.ExitCode).
 	ExitCode *int
+	// Refused names the boundary that stopped the call, if one did
+	// (tool.Result.Refused).
+	Refused tool.Refusal
 }
 
 // ToolOutput is output a running tool produced so far (a command's

@@ -364,7 +364,8 @@ func (l *turnLoop) record(ctx context.Context, call llm.ToolCall, res tool.Resul
 		return err
 	}
 	l.s.emit(ToolResult{ID: call.ID, Name: call.Name, IsError: res.IsError, Output: res.Output,
-		Summary: l.e.summary(call, res), Diff: !res.IsError && l.e.outputIsDiff(call.Name), ExitCode: res.ExitCode})
+		Summary: l.e.summary(call, res), Diff: !res.IsError && l.e.outputIsDiff(call.Name), ExitCode: res.ExitCode,
+		Refused: res.Refused})
 	if planning.CountsAsEvidence(call.Name, res) {
 		l.e.st.RecordEvidence()
 	}

@@ -47,17 +47,22 @@ func checkHTMLReport(t *testing.T, recs []eval.Record) {
 	if err != nil {
 		t.Fatalf("measure the bars: %v", err)
 	}
-	want := map[string]int{"bars": 2, "intervals": 2, "cost": 12, "turns": 12, "cells": 12, "green": 6, "external": 0, "resources": 0}
+	want := map[string]int{"bars": 2, "intervals": 2, "cost": 14, "turns": 14, "cells": 14, "green": 8, "external": 0, "resources": 0}
 	for k, v := range want {
 		if counts[k] != v {
 			t.Errorf("%s: %d in the page, want %d (all: %v)", k, counts[k], v, counts)
 		}
 	}
-	// Both configurations pass half their runs: two equal bars, half the scale.
-	if len(widths) != 2 || widths[0] != widths[1] || widths[0] < 200 || widths[0] > 250 {
-		t.Errorf("pass-rate bars %v, want two of half the plot's width", widths)
+	// Both configurations pass 4 of their 7 runs: two equal bars, 4/7 of
+	// the scale.
+	if len(widths) != 2 || widths[0] != widths[1] || widths[0] < 240 || widths[0] > 262 {
+		t.Errorf("pass-rate bars %v, want two of 4/7 of the plot's width", widths)
 	}
-	if !strings.Contains(buf.String(), "<td>plan scripted/task</td><td>3/6</td><td>50.0%</td>") {
-		t.Error("the summary table does not say plan passed 3 of 6")
+	if !strings.Contains(buf.String(), "<td>plan scripted/task</td><td>4/7</td><td>57.1%</td>") {
+		t.Error("the summary table does not say plan passed 4 of 7")
+	}
+	// direct: 1 timeout, 0 evidence refusals, 1 sandbox refusal, 0 errors.
+	if !strings.Contains(buf.String(), "<td>1</td><td>0</td><td>1</td><td>0</td></tr>") {
+		t.Error("the summary table does not give direct's sandbox refusal")
 	}
 }

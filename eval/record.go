@@ -75,6 +75,14 @@ type Record struct {
 	// EvidenceRefusals counts todo_write calls the evidence gate refused
 	// (an item marked completed with no work since the last update).
 	EvidenceRefusals int `json:"evidence_refusals"`
+	// SandboxRefusals counts calls a boundary of the harness stopped, as
+	// the tools mark them (agent.ToolResult.Refused): a file tool given a
+	// path outside the workdir, in the deny list or inside .git, and a
+	// command whose changes to git's hooks or configuration the git guard
+	// undid. What the kernel refuses inside a command (Landlock's EACCES,
+	// seccomp's EPERM) reaches the command, not the harness, and is not
+	// counted.
+	SandboxRefusals int `json:"sandbox_refusals"`
 
 	SessionID string `json:"session_id,omitempty"`
 	// Dir is the run's directory, kept with WithKeep (the workdir is its

@@ -24,7 +24,7 @@ type run struct {
 func (rn *run) do(ctx context.Context) error {
 	t, rec := rn.job.Task, rn.rec
 	work := filepath.Join(rn.dir, "work")
-	if err := prepareWorkdir(ctx, t, work); err != nil {
+	if err := prepareWorkdir(ctx, t, work, rn.r.env); err != nil {
 		return fmt.Errorf("eval: task %s: %w", t.Name, err)
 	}
 	p, model, err := rn.r.provider(ctx, t, rn.job.Config)
@@ -108,6 +108,9 @@ func (rn *run) play(events iter.Seq[agent.Event]) (agent.RunStatus, error) {
 		case agent.ToolCall:
 			rec.ToolCalls++
 		case agent.ToolResult:
+			if ev.Refused != "" {
+				rec.SandboxRefusals++
+			}
 			if ev.IsError {
 				rec.ToolErrors++
 				if ev.Name == planning.TodoWriteName && planning.IsEvidenceRefusal(ev.Output) {

@@ -68,7 +68,9 @@ func WithTempDir(dir string) Option { return func(r *Runner) { r.tempDir = dir }
 func WithKeep(on bool) Option { return func(r *Runner) { r.keep = on } }
 
 // WithCommandEnv is the environment setup and check commands start from,
-// scrubbed of secrets by the sandbox (without it: PATH alone).
+// scrubbed of secrets by the sandbox (without it: PATH alone). git, when it
+// clones a task's repository, starts from it too, without its GIT_*
+// variables.
 func WithCommandEnv(env []string) Option { return func(r *Runner) { r.env = env } }
 
 // WithUnconfinedChecks runs setup and check commands outside the kernel

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -61,28 +62,30 @@ func runSmoke(t *testing.T, results string, opts ...eval.Option) []eval.Record {
 // what was counted on the way.
 func TestSmokeSuite(t *testing.T) {
 	recs := runSmoke(t, filepath.Join(t.TempDir(), "results.jsonl"))
-	if len(recs) != 12 {
-		t.Fatalf("%d records, want 12", len(recs))
+	if len(recs) != 14 {
+		t.Fatalf("%d records, want 14", len(recs))
 	}
 	type want struct {
-		pass                                    bool
-		status                                  string
-		timedOut                                bool
-		turns, tools, plans, rounds, stalls, ev int
+		pass                                             bool
+		status                                           string
+		timedOut                                         bool
+		turns, tools, plans, rounds, stalls, ev, refused int
 	}
 	wants := map[string]want{
-		"hello plan":          {true, "completed", false, 4, 3, 1, 1, 0, 0},
-		"hello direct":        {true, "completed", false, 2, 1, 0, 0, 0, 0},
-		"fix-typo plan":       {true, "completed", false, 5, 4, 1, 1, 0, 0},
-		"fix-typo direct":     {true, "completed", false, 3, 2, 0, 0, 0, 0},
-		"count-lines plan":    {true, "completed", false, 5, 4, 1, 1, 0, 0},
-		"count-lines direct":  {true, "completed", false, 2, 1, 0, 0, 0, 0},
-		"wrong-answer plan":   {false, "completed", false, 5, 4, 1, 1, 0, 1},
-		"wrong-answer direct": {false, "completed", false, 2, 1, 0, 0, 0, 0},
-		"stall plan":          {false, "stalled", false, 4, 1, 1, 3, 1, 0},
-		"stall direct":        {false, "completed", false, 1, 0, 0, 0, 0, 0},
-		"timeout plan":        {false, "cancelled", true, 1, 0, 0, 0, 0, 0},
-		"timeout direct":      {false, "cancelled", true, 1, 0, 0, 0, 0, 0},
+		"hello plan":          {true, "completed", false, 4, 3, 1, 1, 0, 0, 0},
+		"hello direct":        {true, "completed", false, 2, 1, 0, 0, 0, 0, 0},
+		"fix-typo plan":       {true, "completed", false, 5, 4, 1, 1, 0, 0, 0},
+		"fix-typo direct":     {true, "completed", false, 3, 2, 0, 0, 0, 0, 0},
+		"count-lines plan":    {true, "completed", false, 5, 4, 1, 1, 0, 0, 0},
+		"count-lines direct":  {true, "completed", false, 2, 1, 0, 0, 0, 0, 0},
+		"wrong-answer plan":   {false, "completed", false, 5, 4, 1, 1, 0, 1, 0},
+		"wrong-answer direct": {false, "completed", false, 2, 1, 0, 0, 0, 0, 0},
+		"stall plan":          {false, "stalled", false, 4, 1, 1, 3, 1, 0, 0},
+		"stall direct":        {false, "completed", false, 1, 0, 0, 0, 0, 0, 0},
+		"timeout plan":        {false, "cancelled", true, 1, 0, 0, 0, 0, 0, 0},
+		"timeout direct":      {false, "cancelled", true, 1, 0, 0, 0, 0, 0, 0},
+		"escape plan":         {true, "completed", false, 5, 4, 1, 1, 0, 0, 1},
+		"escape direct":       {true, "completed", false, 3, 2, 0, 0, 0, 0, 1},
 	}
 	for _, r := range recs {
 		key := r.Task + " " + string(r.Mode)
@@ -91,7 +94,7 @@ func TestSmokeSuite(t *testing.T) {
 			t.Errorf("unexpected run %s", key)
 			continue
 		}
-		got := want{r.Pass, r.Status, r.TimedOut, r.Turns, r.ToolCalls, r.Plans, r.ExecRounds, r.Stalls, r.EvidenceRefusals}
+		got := want{r.Pass, r.Status, r.TimedOut, r.Turns, r.ToolCalls, r.Plans, r.ExecRounds, r.Stalls, r.EvidenceRefusals, r.SandboxRefusals}
 		if got != w {
 			t.Errorf("%s: got %+v, want %+v (error %q, check output %q)", key, got, w, r.Error, r.CheckOutput)
 		}
@@ -107,10 +110,11 @@ func TestSmokeSuite(t *testing.T) {
 		t.Fatalf("%d summaries, want 2", len(sums))
 	}
 	for _, s := range sums {
-		want := eval.Summary{Type: "summary", Config: s.Config, Runs: 6, Passed: 3, PassRate: 0.5, Tasks: 6, PassAtK: 3,
-			Turns: 24, InputTokens: 220, OutputTokens: 30, ToolCalls: 16, Plans: 5, Stalls: 1, Timeouts: 1, EvidenceRefusals: 1}
+		want := eval.Summary{Type: "summary", Config: s.Config, Runs: 7, Passed: 4, PassRate: 4.0 / 7, Tasks: 7, PassAtK: 4,
+			Turns: 29, InputTokens: 440, OutputTokens: 60, ToolCalls: 20, Plans: 6, Stalls: 1, Timeouts: 1, EvidenceRefusals: 1,
+			SandboxRefusals: 1}
 		if s.Config.Mode == eval.Direct {
-			want.Turns, want.InputTokens, want.OutputTokens, want.ToolCalls = 11, 100, 10, 5
+			want.Turns, want.InputTokens, want.OutputTokens, want.ToolCalls = 14, 200, 20, 7
 			want.Plans, want.Stalls, want.EvidenceRefusals = 0, 0, 0
 		}
 		wantCost := float64(want.InputTokens)*1e-6 + float64(want.OutputTokens)*10e-6
@@ -126,9 +130,10 @@ func TestSmokeSuite(t *testing.T) {
 	if err := eval.WriteTable(&table, sums); err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range []string{"plan scripted/task   3/6   50%     3/6     24         220/30  $0.0005",
-		"direct scripted/task   3/6   50%     3/6     11         100/10  $0.0002"} {
-		if !strings.Contains(table.String(), row) {
+	// Every column but the wall time, which is measured.
+	for _, row := range []string{`plan scripted/task +4/7 +57% +4/7 +29 +440/60 +\$0\.0010 +[0-9.]+s +20 +1 +1 +1 +1 +0`,
+		`direct scripted/task +4/7 +57% +4/7 +14 +200/20 +\$0\.0004 +[0-9.]+s +7 +0 +1 +0 +1 +0`} {
+		if !regexp.MustCompile(row).MatchString(table.String()) {
 			t.Errorf("the table has no row %q:\n%s", row, table.String())
 		}
 	}
@@ -151,15 +156,15 @@ func TestResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := runSmoke(t, results)
-	if len(again) != 12 {
-		t.Fatalf("%d records after resuming, want 12", len(again))
+	if len(again) != 14 {
+		t.Fatalf("%d records after resuming, want 14", len(again))
 	}
 	for i := range 9 {
 		if again[i].SessionID != first[i].SessionID {
 			t.Errorf("run %d was done again: session %s, was %s", i, again[i].SessionID, first[i].SessionID)
 		}
 	}
-	for i := 9; i < 12; i++ {
+	for i := 9; i < 14; i++ {
 		if again[i].SessionID == first[i].SessionID {
 			t.Errorf("run %d (%s %s) was not done again", i, again[i].Task, again[i].Mode)
 		}

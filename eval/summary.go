@@ -32,6 +32,7 @@ type Summary struct {
 	Stalls           int     `json:"stalls"`
 	Timeouts         int     `json:"timeouts"`
 	EvidenceRefusals int     `json:"evidence_refusals"`
+	SandboxRefusals  int     `json:"sandbox_refusals"`
 	Errors           int     `json:"errors"`
 }
 
@@ -65,6 +66,7 @@ func Summarize(recs []Record) []Summary {
 		s.Refinements += r.Refinements
 		s.Stalls += r.Stalls
 		s.EvidenceRefusals += r.EvidenceRefusals
+		s.SandboxRefusals += r.SandboxRefusals
 		if r.TimedOut {
 			s.Timeouts++
 		}
@@ -90,11 +92,11 @@ func Summarize(recs []Record) []Summary {
 // WriteTable writes the summaries as a table for a terminal.
 func WriteTable(w io.Writer, sums []Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\tpass\trate\tpass@k\tturns\ttokens in/out\tcost\twall\ttools\tstalls\ttimeouts\tevidence\terrors\t")
+	fmt.Fprintln(tw, "config\tpass\trate\tpass@k\tturns\ttokens in/out\tcost\twall\ttools\tstalls\ttimeouts\tevidence\trefused\terrors\t")
 	for _, s := range sums {
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f%%\t%d/%d\t%d\t%d/%d\t$%.4f\t%.1fs\t%d\t%d\t%d\t%d\t%d\t\n",
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f%%\t%d/%d\t%d\t%d/%d\t$%.4f\t%.1fs\t%d\t%d\t%d\t%d\t%d\t%d\t\n",
 			s.Config, s.Passed, s.Runs, 100*s.PassRate, s.PassAtK, s.Tasks, s.Turns, s.InputTokens, s.OutputTokens,
-			s.Cost, float64(s.WallMS)/1000, s.ToolCalls, s.Stalls, s.Timeouts, s.EvidenceRefusals, s.Errors)
+			s.Cost, float64(s.WallMS)/1000, s.ToolCalls, s.Stalls, s.Timeouts, s.EvidenceRefusals, s.SandboxRefusals, s.Errors)
 	}
 	return tw.Flush()
 }

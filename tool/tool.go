@@ -41,6 +41,10 @@ type Result struct {
 	// ExitCode is the exit status of the command the call ran (bash), for
 	// telemetry; nil when it ran none or the command was killed.
 	ExitCode *int
+	// Refused, when set, says a boundary of the harness stopped the call
+	// (a path outside the workspace, a change the git guard undid); the
+	// result is an error then.
+	Refused Refusal
 }
 
 // Errorf builds an error Result, worded for the model.

@@ -190,7 +190,7 @@ func (w *Workspace) locate(path string) (rel, resolved string, err error) {
 		return "", "", fmt.Errorf("cannot resolve path %q: %w", path, err)
 	}
 	if !within(w.root, resolved) {
-		return "", "", fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
+		return "", "", refusef("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(resolved); ok {
 		return "", "", w.deniedError(path, d)
@@ -269,7 +269,7 @@ func (w *Workspace) deniedError(path, location string) error {
 	if rel := w.Rel(location); !filepath.IsAbs(rel) {
 		where = rel
 	}
-	return fmt.Errorf("path %q is in %s, which holds credentials and is off limits to tools", path, where)
+	return refusef("path %q is in %s, which holds credentials and is off limits to tools", path, where)
 }
 
 // within reports whether p is dir or below it. Both must be clean and absolute.

@@ -1,7 +1,6 @@
 package tool
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/harness9/harness9/internal/lib/gitguard"
@@ -28,7 +27,7 @@ func (w *Workspace) refuseGit(path, abs string) error {
 	if !ok {
 		return nil
 	}
-	return fmt.Errorf("%q is %s: git runs what its configuration and hooks name outside the sandbox the next "+
+	return refusef("%q is %s: git runs what its configuration and hooks name outside the sandbox the next "+
 		"time the user runs git, so harness9's tools do not change them. If the change is really needed, "+
 		"tell the user what to change and why, and let them do it", path, what)
 }

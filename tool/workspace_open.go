@@ -205,7 +205,7 @@ func (w *Workspace) checkOpened(path string, f *os.File) error {
 		return nil // no way to ask on this system; locate's checks stand
 	}
 	if !within(w.root, real) {
-		return fmt.Errorf("path %q is outside the workspace %s; use a path inside it", path, w.root)
+		return refusef("path %q is outside the workspace %s; use a path inside it", path, w.root)
 	}
 	if d, ok := w.denied(real); ok {
 		return w.deniedError(path, d)

@@ -253,6 +253,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	}
 	res.WriteString(text)
 	failed := stopped != ""
+	var refusal tool.Refusal
 	if stopped != "" {
 		fmt.Fprintf(&res, "%s; it and every process it started were killed\n", stopped)
 	}
@@ -260,7 +261,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 		fmt.Fprintf(&res, "harness9 undid changes to git's configuration, hooks or repository pointers: %s. "+
 			"git runs what these name outside the sandbox the next time the user runs it, so commands may not "+
 			"change them; if the change is really needed, tell the user what to change and why\n", listSome(restored, 8))
-		failed = true
+		failed, refusal = true, tool.RefusedGitGuard
 	}
 	var exitErr *exec.ExitError
 	var code *int
@@ -283,7 +284,7 @@ func (b *Bash) exec(ctx context.Context, in BashInput) (tool.Result, error) {
 	default:
 		return tool.Result{}, fmt.Errorf("bash: waiting for the command: %w", err)
 	}
-	return tool.Result{Output: res.String(), IsError: failed, ExitCode: code}, nil
+	return tool.Result{Output: res.String(), IsError: failed, ExitCode: code, Refused: refusal}, nil
 }
 
 // start starts cmd under policy. refused is the model-facing reason when

@@ -53,7 +53,7 @@ func (t *EditFile) edit(ctx context.Context, in EditFileInput) (tool.Result, err
 	}
 	path, err := t.ws.Resolve(in.Path)
 	if err != nil {
-		return tool.Errorf("edit_file: %v", err), nil
+		return tool.Failed("edit_file", err), nil
 	}
 	rel := t.ws.Rel(path)
 	data, _, err := t.ws.ReadText(ctx, in.Path, 0)
@@ -63,7 +63,7 @@ func (t *EditFile) edit(ctx context.Context, in EditFileInput) (tool.Result, err
 			return tool.Errorf("edit_file: file %q does not exist; use write_file to create it, or glob to find the right path", in.Path), nil
 		}
 	case err != nil:
-		return tool.Errorf("edit_file: %v", err), nil
+		return tool.Failed("edit_file", err), nil
 	case looksBinary(data):
 		return tool.Errorf("edit_file: %q is a binary file; only text files can be edited", in.Path), nil
 	}
@@ -95,7 +95,7 @@ func (t *EditFile) edit(ctx context.Context, in EditFileInput) (tool.Result, err
 
 	created, err := t.ws.WriteText(ctx, in.Path, []byte(after))
 	if err != nil {
-		return tool.Errorf("edit_file: %v", err), nil
+		return tool.Failed("edit_file", err), nil
 	}
 	diff := udiff.Unified("a/"+rel, "b/"+rel, before, after)
 	if created {

@@ -69,7 +69,7 @@ func (t *Glob) glob(ctx context.Context, in GlobInput) (tool.Result, error) {
 	}
 	dir, err := t.ws.Resolve(base)
 	if err != nil {
-		return tool.Errorf("glob: %v", err), nil
+		return tool.Failed("glob", err), nil
 	}
 	if fi, err := t.ws.Stat(dir); err != nil || !fi.IsDir() {
 		return tool.Text(fmt.Sprintf("no files match %q", in.Pattern)), nil

@@ -55,7 +55,7 @@ func (t *ListFiles) list(ctx context.Context, in ListFilesInput) (tool.Result, e
 	}
 	dir, err := t.ws.Resolve(in.Path)
 	if err != nil {
-		return tool.Errorf("list_files: %v", err), nil
+		return tool.Failed("list_files", err), nil
 	}
 	fi, err := t.ws.Stat(in.Path)
 	if err != nil {

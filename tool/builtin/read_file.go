@@ -70,7 +70,7 @@ func (t *ReadFile) read(ctx context.Context, in ReadFileInput) (tool.Result, err
 		if errors.Is(err, fs.ErrNotExist) {
 			return tool.Errorf("read_file: file %q does not exist; use glob or list_files to find the right path", in.Path), nil
 		}
-		return tool.Errorf("read_file: %v", err), nil
+		return tool.Failed("read_file", err), nil
 	}
 	defer f.Close()
 	if fi.IsDir() {
@@ -91,7 +91,7 @@ func (t *ReadFile) read(ctx context.Context, in ReadFileInput) (tool.Result, err
 		// The editor's text, unsaved changes included.
 		text, _, err := t.ws.ReadText(ctx, in.Path, 0)
 		if err != nil {
-			return tool.Errorf("read_file: %v", err), nil
+			return tool.Failed("read_file", err), nil
 		}
 		head, r = text, bufio.NewReaderSize(bytes.NewReader(text), 64<<10)
 	}
@@ -110,7 +110,7 @@ func readImage(r io.Reader, name string, size int64) (tool.Result, error) {
 	}
 	im, err := picture.Read(r, path.Base(filepath.ToSlash(name)))
 	if err != nil {
-		return tool.Errorf("read_file: %v", err), nil
+		return tool.Failed("read_file", err), nil
 	}
 	res := tool.Text(fmt.Sprintf("Attached %s (%s, %d×%d pixels, %d KB as sent) for you to look at.",
 		name, im.MediaType, im.Width, im.Height, (len(im.Data)+1023)/1024))

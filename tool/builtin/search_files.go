@@ -92,7 +92,7 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 	}
 	m, err := newMatcher(in.Pattern)
 	if err != nil {
-		return tool.Errorf("search_files: %v", err), nil
+		return tool.Failed("search_files", err), nil
 	}
 	limit := in.MaxResults
 	switch {
@@ -109,14 +109,14 @@ func (t *SearchFiles) search(ctx context.Context, in SearchFilesInput) (tool.Res
 	}
 	start, err := t.ws.Resolve(in.Path)
 	if err != nil {
-		return tool.Errorf("search_files: %v", err), nil
+		return tool.Failed("search_files", err), nil
 	}
 	fi, err := t.ws.Stat(start)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tool.Errorf("search_files: %q does not exist; use glob or list_files to find the right path", in.Path), nil
 	}
 	if err != nil {
-		return tool.Errorf("search_files: %v", err), nil
+		return tool.Failed("search_files", err), nil
 	}
 	if !fi.IsDir() && !fi.Mode().IsRegular() {
 		return tool.Errorf("search_files: %q is not a regular file or a directory; only those can be searched", in.Path), nil

@@ -41,12 +41,12 @@ func (t *WriteFile) write(ctx context.Context, in WriteFileInput) (tool.Result, 
 	}
 	path, err := t.ws.Resolve(in.Path)
 	if err != nil {
-		return tool.Errorf("write_file: %v", err), nil
+		return tool.Failed("write_file", err), nil
 	}
 	data := []byte(in.Content)
 	created, err := t.ws.WriteText(ctx, in.Path, data)
 	if err != nil {
-		return tool.Errorf("write_file: %v", err), nil
+		return tool.Failed("write_file", err), nil
 	}
 	verb := "overwrote"
 	if created {
