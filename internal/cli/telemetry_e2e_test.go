@@ -40,6 +40,21 @@ func waitSpans(t *testing.T, col *otelcoltest.Collector, what string, ok func([]
 	}
 }
 
+// waitSpansOrLast waits until the collector has what present asks for
+// (failing the test if it never does), then up to wait for done as well,
+// and returns the spans it last read: the caller's checks say what is
+// missing if done never became true.
+func waitSpansOrLast(t *testing.T, col *otelcoltest.Collector, wait time.Duration, present, done func([]otelcoltest.Span) bool) []otelcoltest.Span {
+	t.Helper()
+	spans := waitSpans(t, col, "the session's spans", present)
+	deadline := time.Now().Add(wait)
+	for !done(spans) && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		spans = col.Spans(t)
+	}
+	return spans
+}
+
 func spansNamed(spans []otelcoltest.Span, name string) []otelcoltest.Span {
 	var out []otelcoltest.Span
 	for _, s := range spans {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/harness9/harness9/internal/lib/pgtest"
 	"github.com/harness9/harness9/internal/otelcoltest"
@@ -40,14 +41,7 @@ func TestServeTemporalOneTrace(t *testing.T) {
 	s.header = http.Header{"Traceparent": {tp}}
 	s.planApproveExecute(token, h.workdir, secret+" write done.txt")
 
-	spans := waitSpans(t, col, "the session's spans", func(sp []otelcoltest.Span) bool {
-		return len(spansNamed(sp, "execute_tool write_file")) == 1 && len(spansNamed(sp, "execute_tool submit_plan")) == 1 &&
-			len(spansNamed(sp, "execute_tool todo_write")) == 1
-	})
 	byID := map[string]otelcoltest.Span{}
-	for _, sp := range spans {
-		byID[sp.SpanID] = sp
-	}
 	// ancestry is the names and commands of a span and its ancestors.
 	ancestry := func(sp otelcoltest.Span) []string {
 		var out []string
@@ -61,7 +55,36 @@ func TestServeTemporalOneTrace(t *testing.T) {
 			sp = next
 		}
 	}
-	for _, name := range []string{"execute_tool submit_plan", "execute_tool write_file", "execute_tool todo_write"} {
+	tools := []string{"execute_tool submit_plan", "execute_tool write_file", "execute_tool todo_write"}
+	// A workflow task's span is exported when that task ends, which may be
+	// after the activity it started has run: wait until each tool call's
+	// ancestry reaches the caller's span (or time runs out, and the checks
+	// below say what is missing).
+	complete := func(sp []otelcoltest.Span) bool {
+		clear(byID)
+		for _, s := range sp {
+			byID[s.SpanID] = s
+		}
+		for _, name := range tools {
+			if len(spansNamed(sp, name)) != 1 {
+				return false
+			}
+			chain := ancestry(spansNamed(sp, name)[0])
+			if chain[len(chain)-1] != "parent "+parent {
+				return false
+			}
+		}
+		return true
+	}
+	spans := waitSpansOrLast(t, col, 60*time.Second, func(sp []otelcoltest.Span) bool {
+		return len(spansNamed(sp, "execute_tool write_file")) == 1 && len(spansNamed(sp, "execute_tool submit_plan")) == 1 &&
+			len(spansNamed(sp, "execute_tool todo_write")) == 1
+	}, complete)
+	clear(byID)
+	for _, sp := range spans {
+		byID[sp.SpanID] = sp
+	}
+	for _, name := range tools {
 		sp := spansNamed(spans, name)[0]
 		chain := strings.Join(ancestry(sp), " <- ")
 		if sp.TraceID != trace {
