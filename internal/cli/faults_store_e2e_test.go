@@ -171,17 +171,7 @@ func TestServeSessionsShareTheStoresConnections(t *testing.T) {
 	token := serveSetup(t, h, root)
 	s := h.serve(h.script(stepsScript(t, 1, "0")))
 	planned(t, s, token, root, 16)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	n := connections(t, dsn)
 	// pgxpool's default size is the larger of 4 and the CPUs; the store
 	// keeps its session locks on at most 4 more connections.
 	if limit := max(4, runtime.NumCPU()) + 4; n > limit {
@@ -207,6 +197,16 @@ func TestWorkerSessionsShareTheStoresConnections(t *testing.T) {
 	// for serve, one for the worker, and room for 4 more.
 	limit := 2*max(4, runtime.NumCPU()) + 4
 	planned(t, s, token, root, limit+4)
+	n := connections(t, dsn)
+	if n > limit {
+		t.Errorf("serve and a worker that ran %d sessions use %d connections, want at most %d", limit+4, n, limit)
+	}
+}
+
+// connections counts the connections to dsn's database, other than the
+// one that asks.
+func connections(t *testing.T, dsn string) int {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -218,7 +218,5 @@ func TestWorkerSessionsShareTheStoresConnections(t *testing.T) {
 		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n > limit {
-		t.Errorf("serve and a worker that ran %d sessions use %d connections, want at most %d", limit+4, n, limit)
-	}
+	return n
 }
