@@ -161,15 +161,17 @@ func (a *Activities) beat(ctx context.Context) {
 	if !activity.IsActivity(ctx) {
 		return
 	}
+	// The first beat comes after an interval, not at once: most steps end
+	// sooner, and a beat is a request the server records.
 	t := time.NewTicker(a.heartbeat)
 	defer t.Stop()
 	for {
-		activity.RecordHeartbeat(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		activity.RecordHeartbeat(ctx)
 	}
 }
 

@@ -133,6 +133,24 @@ func queryRun(ctx context.Context, c client.Client, sessionID, runID string, fro
 	return st, err
 }
 
+// queryOpen queries the latest run of the session's workflow while it is
+// open; open is false, with no status, once it has closed (the server
+// answers that itself, without replaying the closed run on a worker).
+func queryOpen(ctx context.Context, c client.Client, sessionID string, from int) (st Status, open bool, err error) {
+	resp, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+		WorkflowID: WorkflowID(sessionID), QueryType: QueryStatus, Args: []any{from},
+		QueryRejectCondition: enumspb.QUERY_REJECT_CONDITION_NOT_OPEN,
+	})
+	if err != nil {
+		return Status{}, false, err
+	}
+	if resp.QueryRejected != nil {
+		return Status{}, false, nil
+	}
+	err = resp.QueryResult.Get(&st)
+	return st, err == nil, err
+}
+
 // catchUp plays the events of run runID (and of the runs it continued)
 // from f.next up to index to.
 func (f *Follower) catchUp(ctx context.Context, sessionID, runID string, to int, emit func([]Envelope)) error {
@@ -222,8 +240,12 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 	}
 	for {
 		poll := f.poll
-		running, err := Running(ctx, f.c, sessionID)
-		if err == nil && !running {
+		// One request a poll: the query itself says when the workflow
+		// is no longer open (a describe before each query doubled the
+		// server's work for every session followed).
+		st, open, qerr := queryOpen(ctx, f.c, sessionID, f.next)
+		var nf *serviceerror.NotFound
+		if qerr == nil && !open || errors.As(qerr, &nf) {
 			var res Result
 			if err := f.c.GetWorkflow(ctx, WorkflowID(sessionID), "").Get(ctx, &res); err != nil {
 				return Status{}, fmt.Errorf("durable: the workflow of session %s ended without a result: %w", sessionID, err)
@@ -239,9 +261,8 @@ func (f *Follower) Follow(ctx context.Context, sessionID string, untilWaiting bo
 			}
 			return Status{Finished: true, Result: res.Status, Next: f.next}, nil
 		}
-		if err == nil {
-			st, qerr := Query(ctx, f.c, sessionID, f.next)
-			if qerr == nil && f.next < st.Base {
+		if qerr == nil {
+			if f.next < st.Base {
 				// The run continued as new since the last poll: read
 				// the rest of the runs before it first.
 				if qerr = f.catchUp(ctx, sessionID, st.PrevRun, st.Base, emit); qerr == nil {

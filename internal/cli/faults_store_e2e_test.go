@@ -171,6 +171,42 @@ func TestServeSessionsShareTheStoresConnections(t *testing.T) {
 	token := serveSetup(t, h, root)
 	s := h.serve(h.script(stepsScript(t, 1, "0")))
 	planned(t, s, token, root, 16)
+	n := connections(t, dsn)
+	// pgxpool's default size is the larger of 4 and the CPUs; the store
+	// keeps its session locks on at most 4 more connections.
+	if limit := max(4, runtime.NumCPU()) + 4; n > limit {
+		t.Errorf("serve holding 16 sessions uses %d connections, want at most %d", n, limit)
+	}
+}
+
+// A worker's steps share its store too: sessions in as many workdirs as
+// it takes to exceed both pools use the worker's pool and serve's, not a
+// pool per workdir (each wiring used to open a store of its own and keep
+// it, so a worker that had run a few hundred sessions held a few hundred
+// connections, past PostgreSQL's max_connections, and every further step
+// failed) nor a connection per step.
+func TestWorkerSessionsShareTheStoresConnections(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	h := newDurableHarness(t)
+	h.env = append(h.env, "HARNESS9_STORE="+dsn)
+	root := t.TempDir()
+	token := serveSetup(t, h.harness, root)
+	h.worker()
+	s := h.serve(h.script(stepsScript(t, 1, "0")), "--engine", "temporal")
+	// pgxpool's default size is the larger of 4 and the CPUs: one pool
+	// for serve, one for the worker, and room for 4 more.
+	limit := 2*max(4, runtime.NumCPU()) + 4
+	planned(t, s, token, root, limit+4)
+	n := connections(t, dsn)
+	if n > limit {
+		t.Errorf("serve and a worker that ran %d sessions use %d connections, want at most %d", limit+4, n, limit)
+	}
+}
+
+// connections counts the connections to dsn's database, other than the
+// one that asks.
+func connections(t *testing.T, dsn string) int {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -182,9 +218,5 @@ func TestServeSessionsShareTheStoresConnections(t *testing.T) {
 		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	// pgxpool's default size is the larger of 4 and the CPUs; the store
-	// keeps its session locks on at most 4 more connections.
-	if limit := max(4, runtime.NumCPU()) + 4; n > limit {
-		t.Errorf("serve holding 16 sessions uses %d connections, want at most %d", n, limit)
-	}
+	return n
 }

@@ -139,7 +139,12 @@ func runWorker(ctx context.Context, e *env, g *globals, queue string, drain time
 		return err
 	}
 	defer tc.Close()
-	eng := &workerEngines{e: e, g: g, base: c, runtimes: map[string]*wiring{}}
+	store, err := openStore(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	eng := &workerEngines{e: e, g: g, base: c, store: store, runtimes: map[string]*wiring{}}
 	defer eng.close()
 	switch {
 	case drain < 0 && c.Temporal.DrainSet:
@@ -163,11 +168,17 @@ func runWorker(ctx context.Context, e *env, g *globals, queue string, drain time
 // wired like `run` wires it in its own workdir and with its own model:
 // the project's config, AGENTS.md, skills, sandbox. Wirings are kept per
 // workdir and model, and no session lock is taken: the workflow runs one
-// step of a session at a time, so it is the session's one writer.
+// step of a session at a time, so it is the session's one writer. Every
+// step and every wiring uses the worker's one store (a project cannot
+// choose another), so a worker holds one pool of database connections
+// however many sessions it has run: a store per step cost a connection
+// and a schema check each, and one per wiring a pool per workdir, which
+// exhausted PostgreSQL's max_connections after a few hundred sessions.
 type workerEngines struct {
-	e    *env
-	g    *globals
-	base *config.Config
+	e     *env
+	g     *globals
+	base  *config.Config
+	store session.Store
 
 	mu       sync.Mutex
 	runtimes map[string]*wiring
@@ -183,12 +194,7 @@ func (w *workerEngines) Engine(ctx context.Context, id string, s durable.Setting
 }
 
 func (w *workerEngines) runtime(ctx context.Context, id string) (*wiring, session.Session, error) {
-	store, err := openStore(ctx, w.base)
-	if err != nil {
-		return nil, session.Session{}, err
-	}
-	sess, err := store.Get(ctx, id)
-	store.Close()
+	sess, err := w.store.Get(ctx, id)
 	if err != nil {
 		return nil, sess, err
 	}
@@ -208,7 +214,7 @@ func (w *workerEngines) runtime(ctx context.Context, id string) (*wiring, sessio
 	if err != nil {
 		return nil, sess, err
 	}
-	rt, err := newRuntime(ctx, w.e, c, p, r)
+	rt, err := newRuntime(ctx, w.e, c, p, r, withSharedStore(w.store))
 	if err != nil {
 		return nil, sess, err
 	}
