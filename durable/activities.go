@@ -18,9 +18,23 @@ import (
 
 // Engines opens an engine on a stored session, for one step, with the
 // settings the workflow's starter asked for. The worker's program provides
-// it: it knows the provider, the tools and the store.
+// it: it knows the provider, the tools and the store. The step calls
+// release (never nil) once it is done with the engine, so an Engines that
+// keeps what engines are built on between steps (a workspace's sandbox,
+// MCP servers, skills) knows which of those parts are in use and may close
+// the others.
 type Engines interface {
-	Engine(ctx context.Context, sessionID string, s Settings) (*agent.Engine, error)
+	Engine(ctx context.Context, sessionID string, s Settings) (eng *agent.Engine, release func(), err error)
+}
+
+// EnginesFunc adapts a function that builds a fresh engine for every step,
+// keeping nothing between steps, to Engines.
+type EnginesFunc func(ctx context.Context, sessionID string, s Settings) (*agent.Engine, error)
+
+// Engine implements Engines; its release does nothing.
+func (f EnginesFunc) Engine(ctx context.Context, sessionID string, s Settings) (*agent.Engine, func(), error) {
+	eng, err := f(ctx, sessionID, s)
+	return eng, func() {}, err
 }
 
 // Settings are what the workflow's starter asks of the engines its steps
@@ -132,10 +146,11 @@ func (a *Activities) with(ctx context.Context, in StepInput, fn func(context.Con
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go a.beat(ctx)
-	eng, err := a.engines.Engine(ctx, in.SessionID, in.Settings)
+	eng, release, err := a.engines.Engine(ctx, in.SessionID, in.Settings)
 	if err != nil {
 		return StepOutput{}, classify(fmt.Errorf("durable: cannot open session %s on this worker: %w", in.SessionID, err))
 	}
+	defer release()
 	var evs []agent.Event
 	var ask *Question
 	steps, err := driver.Hosted(eng, func(ev any) {

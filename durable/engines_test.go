@@ -206,9 +206,8 @@ func newWorld(t *testing.T, sc scenario) *world {
 	return w
 }
 
-// Engine implements durable.Engines; the local side opens its engines the
-// same way.
-func (w *world) Engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
+// engine opens a fresh engine for each step (durable.EnginesFunc).
+func (w *world) engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	ws, err := tool.NewWorkspace(w.dir, tool.WithHome(w.home))
 	if err != nil {
 		return nil, err
@@ -260,7 +259,7 @@ func runLocal(t *testing.T, sc scenario) outcome {
 	var eng *agent.Engine
 	open := func() {
 		var err error
-		if eng, err = w.Engine(context.Background(), w.id, durable.Settings{}); err != nil {
+		if eng, err = w.engine(context.Background(), w.id, durable.Settings{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,7 +319,7 @@ func runLocal(t *testing.T, sc scenario) outcome {
 
 func runDurable(t *testing.T, c client.Client, sc scenario, queue string) outcome {
 	w := newWorld(t, sc)
-	wk := durable.NewWorker(c, queue, durable.NewActivities(w))
+	wk := durable.NewWorker(c, queue, durable.NewActivities(durable.EnginesFunc(w.engine)))
 	if err := wk.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func BenchmarkSessionsThroughput(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				queue := fmt.Sprintf("bench-%s-%d", bc.name, i)
 				e := newScriptedEngines(b)
-				w := durable.NewWorker(c, queue, durable.NewActivities(e), bc.opts...)
+				w := durable.NewWorker(c, queue, durable.NewActivities(durable.EnginesFunc(e.engine)), bc.opts...)
 				if err := w.Start(); err != nil {
 					b.Fatal(err)
 				}
@@ -114,8 +114,8 @@ func (e *scriptedEngines) create(tb testing.TB, i int) string {
 	return s.ID
 }
 
-// Engine implements durable.Engines.
-func (e *scriptedEngines) Engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
+// engine opens a fresh engine for each step (durable.EnginesFunc).
+func (e *scriptedEngines) engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	sess, err := e.store.Get(context.Background(), id)
 	if err != nil {
 		return nil, err

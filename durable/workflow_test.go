@@ -41,7 +41,7 @@ type engines struct {
 	rules bool
 }
 
-func (e *engines) Engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
+func (e *engines) engine(_ context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	ws, err := tool.NewWorkspace(e.dir)
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ var submit = scripted.Call("submit_plan", map[string]any{"title": "Two files", "
 func newEnv(t *testing.T, e *engines) *testsuite.TestWorkflowEnvironment {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
-	durable.Register(env, durable.NewActivities(e))
+	durable.Register(env, durable.NewActivities(durable.EnginesFunc(e.engine)))
 	return env
 }
 

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,8 +143,11 @@ func runWorker(ctx context.Context, e *env, g *globals, queue string, drain time
 		return err
 	}
 	defer store.Close()
-	eng := &workerEngines{e: e, g: g, base: c, store: store, runtimes: map[string]*wiring{}}
+	eng := newWorkerEngines(e, g, c, store)
 	defer eng.close()
+	sweepCtx, stopSweep := context.WithCancel(context.Background())
+	defer stopSweep()
+	go eng.sweep(sweepCtx)
 	switch {
 	case drain < 0 && c.Temporal.DrainSet:
 		drain = c.Temporal.DrainTimeout
@@ -166,69 +168,88 @@ func runWorker(ctx context.Context, e *env, g *globals, queue string, drain time
 
 // workerEngines opens engines for the steps a worker runs. A session is
 // wired like `run` wires it in its own workdir and with its own model:
-// the project's config, AGENTS.md, skills, sandbox. Wirings are kept per
-// workdir and model, and no session lock is taken: the workflow runs one
-// step of a session at a time, so it is the session's one writer. Every
-// step and every wiring uses the worker's one store (a project cannot
-// choose another), so a worker holds one pool of database connections
-// however many sessions it has run: a store per step cost a connection
-// and a schema check each, and one per wiring a pool per workdir, which
-// exhausted PostgreSQL's max_connections after a few hundred sessions.
+// the project's config, AGENTS.md, skills, sandbox, MCP servers. A wiring
+// is shared by the steps that run in its workdir with its model and kept
+// for a while after the last of them (idleCache: at most
+// workerIdleWirings, closed after workerWiringTTL), so a busy workdir
+// starts its MCP servers once and a worker that ran a thousand sessions
+// in a thousand workdirs does not keep them all. No session lock is
+// taken: the workflow runs one step of a session at a time, so it is the
+// session's one writer. Every step and every wiring uses the worker's one
+// store (a project cannot choose another), so a worker holds one pool of
+// database connections however many sessions it has run: a store per step
+// cost a connection and a schema check each, and one per wiring a pool
+// per workdir, which exhausted PostgreSQL's max_connections after a few
+// hundred sessions.
 type workerEngines struct {
 	e     *env
 	g     *globals
 	base  *config.Config
 	store session.Store
 
-	mu       sync.Mutex
-	runtimes map[string]*wiring
+	wirings *idleCache[*wiring]
+}
+
+const (
+	// workerIdleWirings is how many wirings nobody uses a worker keeps.
+	workerIdleWirings = 8
+	// workerWiringTTL is how long a worker keeps a wiring nobody uses.
+	workerWiringTTL = 5 * time.Minute
+)
+
+func newWorkerEngines(e *env, g *globals, c *config.Config, store session.Store) *workerEngines {
+	return &workerEngines{e: e, g: g, base: c, store: store, wirings: newIdleCache[*wiring](workerIdleWirings, workerWiringTTL)}
 }
 
 // Engine implements durable.Engines.
-func (w *workerEngines) Engine(ctx context.Context, id string, s durable.Settings) (*agent.Engine, error) {
-	rt, sess, err := w.runtime(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return rt.newEngine(engineOptions{resumeID: sess.ID, noClaim: true, contextWindow: s.ContextWindow})
-}
-
-func (w *workerEngines) runtime(ctx context.Context, id string) (*wiring, session.Session, error) {
+func (w *workerEngines) Engine(ctx context.Context, id string, s durable.Settings) (*agent.Engine, func(), error) {
 	sess, err := w.store.Get(ctx, id)
 	if err != nil {
-		return nil, sess, err
+		return nil, nil, err
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	key := sess.Workdir + "\x00" + sess.Model
-	if rt, ok := w.runtimes[key]; ok {
-		return rt, sess, nil
+	rt, release, err := w.wirings.acquire(sess.Workdir+"\x00"+sess.Model, func() (*wiring, error) { return w.wire(ctx, sess) })
+	if err != nil {
+		return nil, nil, err
 	}
+	eng, err := rt.newEngine(engineOptions{resumeID: sess.ID, noClaim: true, contextWindow: s.ContextWindow})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return eng, release, nil
+}
+
+// wire builds the wiring of a session's workdir and model.
+func (w *workerEngines) wire(ctx context.Context, sess session.Session) (*wiring, error) {
 	g := *w.g
 	g.workdir, g.model = sess.Workdir, sess.Model
 	c, err := g.load(w.e, config.Flags{})
 	if err != nil {
-		return nil, sess, fmt.Errorf("the workspace of session %s is not usable on this worker (is it pinned to another host?): %w", sess.ID, err)
+		return nil, fmt.Errorf("the workspace of session %s is not usable on this worker (is it pinned to another host?): %w", sess.ID, err)
 	}
 	p, r, err := newProvider(c, w.e.getenv)
 	if err != nil {
-		return nil, sess, err
+		return nil, err
 	}
-	rt, err := newRuntime(ctx, w.e, c, p, r, withSharedStore(w.store))
-	if err != nil {
-		return nil, sess, err
-	}
-	w.runtimes[key] = rt
-	return rt, sess, nil
+	return newRuntime(ctx, w.e, c, p, r, withSharedStore(w.store))
 }
 
-func (w *workerEngines) close() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, rt := range w.runtimes {
-		rt.Close()
+// sweep closes the wirings idle for longer than workerWiringTTL until ctx
+// ends.
+func (w *workerEngines) sweep(ctx context.Context) {
+	t := time.NewTicker(workerWiringTTL / 5)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.wirings.sweep()
+		}
 	}
 }
+
+func (w *workerEngines) close() { w.wirings.close() }
 
 // errBusyWorkflow explains a session whose workflow is already running.
 func errBusyWorkflow(id string) error {

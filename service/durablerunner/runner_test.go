@@ -59,7 +59,7 @@ type engines struct {
 	model llm.Provider
 }
 
-func (e *engines) Engine(ctx context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
+func (e *engines) engine(ctx context.Context, id string, _ durable.Settings) (*agent.Engine, error) {
 	s, err := e.store.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func newEnvWith(t *testing.T, hold bool, turns []scripted.Turn) *env {
 		e.gate = make(chan struct{})
 		model.gate = e.gate
 	}
-	w := durable.NewWorker(tc, e.queue, durable.NewActivities(&engines{store: st, model: model}))
+	w := durable.NewWorker(tc, e.queue, durable.NewActivities(durable.EnginesFunc((&engines{store: st, model: model}).engine)))
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
