@@ -291,6 +291,22 @@ func (s *Server) sendPrompt(w http.ResponseWriter, r *http.Request, p *principal
 		}
 		mode = &m
 	}
+	prompt := strings.TrimSpace(req.Prompt)
+	return s.startRun(w, r, p, func(sess Session) (func(context.Context) iter.Seq[agent.Event], map[string]string, error) {
+		m := sess.Snapshot().Mode
+		if mode != nil {
+			m = *mode
+		}
+		run := func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, m, prompt) }
+		return run, map[string]string{"status": "running", "mode": m.String()}, nil
+	})
+}
+
+// startRun begins a run on the caller's session and answers 202 Accepted
+// with reply once it has started. prepare chooses what the run does, or
+// refuses it before it starts (the session is then left as it was).
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request, p *principal,
+	prepare func(Session) (run func(context.Context) iter.Seq[agent.Event], reply map[string]string, err error)) error {
 	l, err := s.openFor(r, p)
 	if err != nil {
 		return err
@@ -299,15 +315,15 @@ func (s *Server) sendPrompt(w http.ResponseWriter, r *http.Request, p *principal
 	if err != nil {
 		return err
 	}
-	m := sess.Snapshot().Mode
-	if mode != nil {
-		m = *mode
-	}
-	prompt := strings.TrimSpace(req.Prompt)
-	if err := l.start(r.Context(), func(ctx context.Context) iter.Seq[agent.Event] { return sess.Run(ctx, m, prompt) }); err != nil {
+	run, reply, err := prepare(sess)
+	if err != nil {
+		l.end()
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"status": "running", "mode": m.String()})
+	if err := l.start(r.Context(), run); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, reply)
 	return nil
 }
 
@@ -390,23 +406,12 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request, p *principal)
 }
 
 func (s *Server) continueRun(w http.ResponseWriter, r *http.Request, p *principal) error {
-	l, err := s.openFor(r, p)
-	if err != nil {
-		return err
-	}
-	sess, err := l.begin(p.name)
-	if err != nil {
-		return err
-	}
-	if snap := sess.Snapshot(); snap.Next != planning.StepContinue {
-		l.end()
-		return conflict("session %s has no approved plan to continue (status %s)", l.id, snap.Status)
-	}
-	if err := l.start(r.Context(), sess.Continue); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"status": "running"})
-	return nil
+	return s.startRun(w, r, p, func(sess Session) (func(context.Context) iter.Seq[agent.Event], map[string]string, error) {
+		if snap := sess.Snapshot(); snap.Next != planning.StepContinue {
+			return nil, nil, conflict("session %s has no approved plan to continue (status %s)", sess.ID(), snap.Status)
+		}
+		return sess.Continue, map[string]string{"status": "running"}, nil
+	})
 }
 
 // streamEvents sends a session's events as Server-Sent Events: one event

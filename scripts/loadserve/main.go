@@ -89,6 +89,7 @@ func run(ctx context.Context, o opts) error {
 		procs = append(procs, p)
 		backends = append(backends, p)
 	}
+	var workers []*proc
 	if o.engine == "temporal" {
 		for range o.workers {
 			w, err := startWorker(f, o)
@@ -96,6 +97,7 @@ func run(ctx context.Context, o opts) error {
 				return err
 			}
 			procs = append(procs, w)
+			workers = append(workers, w)
 		}
 	}
 	url, closeProxy, err := front(backends)
@@ -104,7 +106,7 @@ func run(ctx context.Context, o opts) error {
 	}
 	defer closeProxy()
 
-	s, err := newSampler(ctx, o.store, backends)
+	s, err := newSampler(ctx, o.store, backends, workers)
 	if err != nil {
 		return err
 	}

@@ -15,29 +15,31 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// sampler records, every 500 ms, each serve's resident memory and the
-// database's connections (other than its own).
+// sampler records, every 500 ms, the resident memory of each serve and
+// then each worker, and the database's connections (other than its own).
 type sampler struct {
-	pids []int
-	db   *pgx.Conn
+	pids   []int // the serves', then the workers'
+	serves int
+	db     *pgx.Conn
 	stopped,
 	done chan struct{}
 
 	mu      sync.Mutex
-	rss     [][]int64 // per serve, KiB
+	rss     [][]int64 // per process, KiB
 	maxConn int
 }
 
-// snapshot is the memory of each serve at one moment.
+// snapshot is the memory of each process at one moment.
 type snapshot []int64
 
-func newSampler(ctx context.Context, dsn string, serves []*proc) (*sampler, error) {
+func newSampler(ctx context.Context, dsn string, serves, workers []*proc) (*sampler, error) {
 	db, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connect to count connections: %w", err)
 	}
-	s := &sampler{db: db, stopped: make(chan struct{}), done: make(chan struct{}), rss: make([][]int64, len(serves))}
-	for _, p := range serves {
+	s := &sampler{db: db, serves: len(serves), stopped: make(chan struct{}), done: make(chan struct{}),
+		rss: make([][]int64, len(serves)+len(workers))}
+	for _, p := range append(slices.Clone(serves), workers...) {
 		s.pids = append(s.pids, p.cmd.Process.Pid)
 	}
 	go s.loop()
@@ -72,7 +74,7 @@ func (s *sampler) sample() {
 	}
 }
 
-// now samples at once and returns each serve's memory.
+// now samples at once and returns each process's memory.
 func (s *sampler) now() snapshot {
 	out := make(snapshot, len(s.pids))
 	for i, pid := range s.pids {
@@ -113,15 +115,11 @@ func report(o opts, r results, s *sampler, end, idle snapshot) {
 		return ds[min(len(ds)-1, int(float64(len(ds))*p))].Round(time.Millisecond).String()
 	}
 	mib := func(k int64) string { return fmt.Sprintf("%.0f", float64(k)/1024) }
-	var first, peak []string
-	for _, samples := range s.rss {
-		first = append(first, mib(samples[0]))
-		peak = append(peak, mib(slices.Max(samples)))
+	first, peak, ends, idles := make([]string, len(end)), make([]string, len(end)), make([]string, len(end)), make([]string, len(end))
+	for i, samples := range s.rss {
+		first[i], peak[i], ends[i], idles[i] = mib(samples[0]), mib(slices.Max(samples)), mib(end[i]), mib(idle[i])
 	}
-	var ends, idles []string
-	for i := range end {
-		ends, idles = append(ends, mib(end[i])), append(idles, mib(idle[i]))
-	}
+	n := s.serves
 	done := len(r.review)
 	engine := o.engine
 	if engine == "temporal" {
@@ -132,12 +130,16 @@ func report(o opts, r results, s *sampler, end, idle snapshot) {
 	fmt.Printf("create→review p50 %s p99 %s; approve→done p50 %s p99 %s\n",
 		pct(r.review, .5), pct(r.review, .99), pct(r.execute, .5), pct(r.execute, .99))
 	fmt.Printf("serve RSS MiB (per serve): start %s, peak %s, at the end %s, after the idle timeout %s\n",
-		strings.Join(first, "/"), strings.Join(peak, "/"), strings.Join(ends, "/"), strings.Join(idles, "/"))
+		strings.Join(first[:n], "/"), strings.Join(peak[:n], "/"), strings.Join(ends[:n], "/"), strings.Join(idles[:n], "/"))
+	if len(end) > n {
+		fmt.Printf("worker RSS MiB (per worker): start %s, peak %s, at the end %s, after the idle timeout %s\n",
+			strings.Join(first[n:], "/"), strings.Join(peak[n:], "/"), strings.Join(ends[n:], "/"), strings.Join(idles[n:], "/"))
+	}
 	fmt.Printf("PostgreSQL connections at most %d; extra event streams connected %d; 429 answers %d\n", s.maxConn, r.watchers, r.refused)
 	fmt.Printf("\n| %d × %s, %d serve(s), %d in flight, %d extra streams | %.1f | %s / %s | %s / %s | %s → %s → %s → %s | %d |\n",
 		o.sessions, engine, o.serves, o.concurrency, r.watchers, float64(done)/r.wall.Seconds(),
 		pct(r.review, .5), pct(r.review, .99), pct(r.execute, .5), pct(r.execute, .99),
-		strings.Join(first, "/"), strings.Join(peak, "/"), strings.Join(ends, "/"), strings.Join(idles, "/"), s.maxConn)
+		strings.Join(first[:n], "/"), strings.Join(peak[:n], "/"), strings.Join(ends[:n], "/"), strings.Join(idles[:n], "/"), s.maxConn)
 }
 
 func firstOf(f string) string {
