@@ -197,6 +197,33 @@ func TestRunCompletedJSONL(t *testing.T) {
 	}
 }
 
+// A script tells a call a boundary refused from a call that failed: the
+// tool_result of a read outside the workdir says refused "workspace" (and
+// carries none of the file), a read of a missing file inside says nothing.
+func TestRunJSONLMarksRefusedCalls(t *testing.T) {
+	h := newHarness(t)
+	secret := filepath.Join(filepath.Dir(h.workdir), "outside-secret.txt")
+	writeFile(t, secret, "s3cret-outside\n")
+	model := h.script(`{"turns": [
+	  {"calls": [{"name": "read_file", "input": {"path": "../outside-secret.txt"}}, {"name": "read_file", "input": {"path": "missing.txt"}}]},
+	  {"text": "Done."}
+	]}`)
+	r := h.run("", "run", "--json", "-C", h.workdir, "-m", model, "read them")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	res := r.find("tool_result")
+	if len(res) != 2 {
+		t.Fatalf("tool results %v", res)
+	}
+	if res[0]["is_error"] != true || res[0]["refused"] != "workspace" || strings.Contains(r.stdout, "s3cret") {
+		t.Errorf("the read outside the workdir: %v", res[0])
+	}
+	if _, ok := res[1]["refused"]; ok || res[1]["is_error"] != true {
+		t.Errorf("a missing file inside the workdir is an error, not a refusal: %v", res[1])
+	}
+}
+
 func filterTypes(ts []string, drop string) []string {
 	var out []string
 	for _, t := range ts {

@@ -120,6 +120,11 @@ func Event(ev agent.Event) Object {
 		o = o.Set("id", e.ID, "name", e.Name, "input", RawOrEmpty(e.Input))
 	case agent.ToolResult:
 		o = o.Set("id", e.ID, "name", e.Name, "is_error", e.IsError, "output", e.Output)
+		if e.Refused != "" {
+			// A boundary of the harness stopped the call (tool.Refusal):
+			// a script tells a refusal from a command that failed.
+			o = o.Set("refused", string(e.Refused))
+		}
 	case agent.Todos:
 		o = o.Set("items", TodoItems(e.Items))
 	case agent.PlanSubmitted:

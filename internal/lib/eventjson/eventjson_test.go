@@ -7,6 +7,7 @@ import (
 	"github.com/harness9/harness9/agent"
 	"github.com/harness9/harness9/llm"
 	"github.com/harness9/harness9/planning"
+	"github.com/harness9/harness9/tool"
 )
 
 func TestEventObjects(t *testing.T) {
@@ -17,6 +18,9 @@ func TestEventObjects(t *testing.T) {
 		{agent.Text{Text: "<b>&</b>"}, `{"type":"text","text":"<b>&</b>"}`},
 		{agent.Todos{}, `{"type":"todos","items":[]}`},
 		{agent.ToolCall{ID: "1", Name: "x", Input: json.RawMessage(`{"a":`)}, `{"type":"tool_call","id":"1","name":"x","input":"{\"a\":"}`},
+		{agent.ToolResult{ID: "1", Name: "bash", IsError: true, Output: "exit 1"}, `{"type":"tool_result","id":"1","name":"bash","is_error":true,"output":"exit 1"}`},
+		{agent.ToolResult{ID: "2", Name: "read_file", IsError: true, Output: "outside", Refused: tool.RefusedWorkspace},
+			`{"type":"tool_result","id":"2","name":"read_file","is_error":true,"output":"outside","refused":"workspace"}`},
 		{agent.PlanSubmitted{Plan: planning.Plan{Title: "t"}}, `{"type":"plan","title":"t","content":"","steps":[]}`},
 		{agent.Done{Status: agent.RunCompleted}, `{"type":"done","status":"completed"}`},
 		{agent.Compacted{BeforeTokens: 3000, AfterTokens: 1500, Summarised: true, Elided: 2, Reason: "threshold", ThresholdTokens: 6400, ContextWindow: 8000, FixedTokens: 4000},
