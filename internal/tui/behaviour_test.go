@@ -470,4 +470,7 @@ func TestEffortCommand(t *testing.T) {
 	if s := h.screen(); !strings.Contains(s, "Reasoning effort: high.") {
 		t.Errorf("the new effort is not shown:\n%s", s)
 	}
+	// The whole exchange as the user sees it: the shown effort, the
+	// refusal, the change and the new effort.
+	golden(t, "effort", h.screen())
 }

@@ -152,12 +152,21 @@ func (m *model) switchModel(name string) tea.Cmd {
 		return nil
 	}
 	m.opts.ModelLabel = name
-	if m.eng == nil || len(m.eng.History()) == 0 {
+	return m.reopen("Model: " + name + " — the session goes on with its history.")
+}
+
+// reopen opens the session again on the engine settings just changed
+// (/model, /effort), keeping the transcript and the totals; a session
+// with no history yet is opened afresh, as nothing of it is stored.
+func (m *model) reopen(note string) tea.Cmd {
+	if m.eng == nil {
 		return m.openEngine("", true)
 	}
-	// The same session on the new model: the transcript and the totals
-	// stay as they are.
-	return m.openEngineWith(engineReadyMsg{id: m.sessionID, keep: true})
+	want := engineReadyMsg{id: m.sessionID, keep: true, reopened: note}
+	if len(m.eng.History()) == 0 {
+		want.id, want.reopened = "", ""
+	}
+	return m.openEngineWith(want)
 }
 
 // cmdEffort sets the reasoning effort of the following turns (OpenAI's
@@ -180,10 +189,7 @@ func (m *model) cmdEffort(arg string) tea.Cmd {
 	m.opts.SetEffort(e)
 	m.opts.Effort = e
 	m.note("Reasoning effort: " + effortLabel(e) + ", from the next turn.")
-	if m.eng == nil || len(m.eng.History()) == 0 {
-		return m.openEngine("", true)
-	}
-	return m.openEngineWith(engineReadyMsg{id: m.sessionID, keep: true})
+	return m.reopen("")
 }
 
 // effortLabel names an effort for the user.

@@ -103,9 +103,12 @@ type (
 		err     error
 		// id is the session asked for; replace is set for /new and
 		// /resume, which clear the screen only once the new session is open;
-		// keep for /model, which goes on with the same transcript.
+		// keep for /model and /effort, which go on with the same
+		// transcript (and, with an id, the same session), noting reopened
+		// once the engine is open ("" notes nothing).
 		id            string
 		replace, keep bool
+		reopened      string
 		// usage is the session's token use by model (Options.Usage).
 		usage map[string]llm.Usage
 	}
@@ -392,6 +395,9 @@ func (m *model) statusBar() statusBar {
 		sessionID: m.sessionID, done: done, total: total,
 		sandboxOK: m.opts.SandboxEnforced, sandbox: m.opts.SandboxLabel,
 		usage: m.usageLabel(),
+	}
+	if m.opts.Effort != llm.EffortDefault {
+		s.effort = string(m.opts.Effort)
 	}
 	if m.running {
 		// The running turn keeps the tools of the mode it started in; a

@@ -47,9 +47,14 @@ func (m *model) handleEngineReady(msg engineReadyMsg) tea.Cmd {
 		return nil
 	}
 	if msg.keep && m.eng != nil {
+		// A session with no history yet is opened afresh (id ""): its id
+		// is the new engine's.
 		m.eng = msg.eng
+		m.sessionID = m.eng.SessionID()
 		m.eng.SetMode(m.mode)
-		m.note("Model: " + m.opts.ModelLabel + " — the session goes on with its history.")
+		if msg.reopened != "" {
+			m.note(msg.reopened)
+		}
 		m.layout()
 		return nil
 	}

@@ -28,6 +28,9 @@ type statusBar struct {
 	sandbox   string
 	sandboxOK bool
 	usage     string // the session's token totals (and cost)
+	// effort is the reasoning effort set with /effort or --effort, shown
+	// after the model ("" for the provider's default).
+	effort string
 }
 
 // contextStyle colours the gauge: green below 50%, yellow below 80%, red above.
@@ -103,7 +106,14 @@ func (s statusBar) view(width int) string {
 		if !ok {
 			name = ""
 		}
-		items[barModel] = barItem{full: s.model, short: name, st: th.bar}
+		full := s.model
+		if s.effort != "" {
+			full += " " + s.effort
+			if name != "" {
+				name += " " + s.effort
+			}
+		}
+		items[barModel] = barItem{full: full, short: name, st: th.bar}
 	}
 	if s.ctxWindow > 0 {
 		pct := s.ctxTokens * 100 / s.ctxWindow
