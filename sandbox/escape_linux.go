@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +42,7 @@ func startTracked(cmd *exec.Cmd, subreaper bool) error {
 		}
 		tracked.subreaper = true
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startFromForker(cmd); err != nil {
 		return err
 	}
 	if tracked.live == nil {
@@ -49,6 +50,55 @@ func startTracked(cmd *exec.Cmd, subreaper bool) error {
 	}
 	tracked.live[cmd.Process.Pid] = true
 	return nil
+}
+
+// The helper of a command in namespaces asks the kernel to kill it when
+// its parent dies (helper.Spec.Lifeline), and the kernel counts a parent
+// as dead when the thread that forked it exits, which a Go program's
+// threads may do while it runs (a goroutine that ends locked to its
+// thread takes the thread with it). So every helper is forked by one
+// goroutine locked to its thread for the life of the process: its
+// commands die with the harness, not with a thread.
+var forker struct {
+	once sync.Once
+	work chan func()
+}
+
+// startFromForker starts cmd on the forker's thread.
+func startFromForker(cmd *exec.Cmd) error {
+	forker.once.Do(func() {
+		forker.work = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+			for f := range forker.work {
+				f()
+			}
+		}()
+	})
+	done := make(chan error, 1)
+	forker.work <- func() { done <- cmd.Start() }
+	return <-done
+}
+
+// lifeline is the pipe every helper watches (helper.Spec.Lifeline): the
+// harness holds its write end, close-on-exec and never written, so the
+// read end reads end of file exactly when the harness is gone. The write
+// end is kept referenced here so that no finalizer ever closes it.
+var lifeline struct {
+	once sync.Once
+	r, w *os.File
+	err  error
+}
+
+// lifelineFile returns the read end of the lifeline, to pass to a helper.
+func lifelineFile() (*os.File, error) {
+	lifeline.once.Do(func() {
+		lifeline.r, lifeline.w, lifeline.err = os.Pipe()
+	})
+	if lifeline.err != nil {
+		return nil, fmt.Errorf("sandbox: the pipe that ends commands with the harness: %w", lifeline.err)
+	}
+	return lifeline.r, nil
 }
 
 // untrack forgets the process cmd started and, when the harness is a

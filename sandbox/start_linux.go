@@ -135,9 +135,15 @@ func (s *Sandbox) start(cmd *exec.Cmd, p Policy, scratch string, network, unixSo
 		return 0, err
 	}
 	defer env.Close()
-	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset, env)
-	spec.Ruleset = 1 + len(cmd.ExtraFiles)
-	spec.Env = 2 + len(cmd.ExtraFiles)
+	life, err := lifelineFile()
+	if err != nil {
+		return 0, err
+	}
+	// The caller's files keep their numbers (3 onwards); the helper's
+	// come after them, and only the caller's reach the command.
+	next := 3 + len(cmd.ExtraFiles)
+	spec.Ruleset, spec.Env, spec.Lifeline = next, next+1, next+2
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset, env, life)
 	// The helper runs unconfined until it has confined the command: it
 	// gets no environment of its own (a library for the dynamic loader to
 	// preload, say); the command's travels in env.

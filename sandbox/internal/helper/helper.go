@@ -55,6 +55,10 @@ func run(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
+	if spec.Lifeline > 0 {
+		// The command never gets the lifeline: only this process watches it.
+		syscall.CloseOnExec(spec.Lifeline)
+	}
 	// Every per-thread attribute (capabilities, no_new_privs, Landlock,
 	// seccomp) is set on this thread, which then executes or forks the
 	// command.
@@ -130,10 +134,62 @@ func execConfined(spec Spec, path string, argv, env []string) error {
 	if err := dropCapabilities(spec.Keep); err != nil {
 		return err
 	}
+	if err := tieToHarness(spec.Lifeline); err != nil {
+		return err
+	}
 	if err := confineThread(spec); err != nil {
 		return err
 	}
 	return wrap(path, syscall.Exec(path, argv, env))
+}
+
+// tieToHarness makes the kernel kill this process, which is about to
+// become the command and the init of its PID namespace (so everything in
+// the namespace with it), when the harness that started it dies. The
+// setting survives the exec (the command is no set-user-ID program, and
+// its credentials only lose capabilities). The harness may have died
+// before: its lifeline then reads end of file, and the command is not
+// started.
+func tieToHarness(lifeline int) error {
+	if lifeline <= 0 {
+		return nil
+	}
+	if err := prctl(prSetPdeathsig, uintptr(syscall.SIGKILL)); err != nil {
+		return wrap("prctl(PR_SET_PDEATHSIG)", err)
+	}
+	if harnessGone(lifeline) {
+		return errors.New("the harness that started this command has exited")
+	}
+	return nil
+}
+
+// harnessGone reports, without waiting, whether the lifeline's write end
+// is closed: the harness has exited.
+func harnessGone(lifeline int) bool {
+	if err := syscall.SetNonblock(lifeline, true); err != nil {
+		return false
+	}
+	var b [1]byte
+	for {
+		n, err := syscall.Read(lifeline, b[:])
+		if err == syscall.EINTR {
+			continue
+		}
+		return n == 0 && err == nil
+	}
+}
+
+// awaitHarnessGone blocks until the harness has exited: the lifeline
+// reads end of file (nothing is ever written to it).
+func awaitHarnessGone(lifeline int) {
+	var b [1]byte
+	for {
+		n, err := syscall.Read(lifeline, b[:])
+		if err == syscall.EINTR || n > 0 {
+			continue
+		}
+		return
+	}
 }
 
 // closeInherited marks every file descriptor above last close-on-exec:

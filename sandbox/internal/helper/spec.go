@@ -26,7 +26,13 @@ type Spec struct {
 	// runs with an empty one: it runs before the command is confined, and
 	// the command's environment (an MCP server's from a project's
 	// .mcp.json) could name a library for the dynamic loader to preload.
-	Env      int
+	Env int
+	// Lifeline is the inherited file descriptor of the read end of a pipe
+	// whose write end only the harness holds (0 for none): it reads end of
+	// file once the harness is gone, however it ended (SIGKILL, a crash,
+	// the OOM killer), and then the command and everything it started end
+	// too, instead of living on without anyone to stop them.
+	Lifeline int
 	Restrict uint32 // landlock_restrict_self flags
 	Proc     bool   // grant reading the fresh /proc
 	// UID and GID, when UID >= 0, are a user's ids, which the helper maps
@@ -56,6 +62,7 @@ func (s Spec) Encode() string {
 		"mode=" + s.Mode,
 		"ruleset=" + strconv.Itoa(s.Ruleset),
 		"env=" + strconv.Itoa(s.Env),
+		"lifeline=" + strconv.Itoa(s.Lifeline),
 		"restrict=" + strconv.FormatUint(uint64(s.Restrict), 10),
 		"proc=" + strconv.FormatBool(s.Proc),
 		"uid=" + strconv.Itoa(s.UID),
@@ -83,6 +90,8 @@ func Decode(arg string) (Spec, error) {
 			s.Ruleset, err = strconv.Atoi(v)
 		case "env":
 			s.Env, err = strconv.Atoi(v)
+		case "lifeline":
+			s.Lifeline, err = strconv.Atoi(v)
 		case "restrict":
 			var n uint64
 			n, err = strconv.ParseUint(v, 10, 32)
@@ -122,4 +131,4 @@ func Decode(arg string) (Spec, error) {
 }
 
 // lastFile is the highest file descriptor the harness passed on purpose.
-func (s Spec) lastFile() int { return max(2, s.Ruleset, s.Env) }
+func (s Spec) lastFile() int { return max(2, s.Ruleset, s.Env, s.Lifeline) }

@@ -41,6 +41,14 @@ func supervise(spec Spec, path string, argv, env []string) int {
 	if err != nil {
 		return fail(wrap(path, err))
 	}
+	if spec.Lifeline > 0 {
+		// When the harness dies the command dies, and with it (below)
+		// everything it left.
+		go func() {
+			awaitHarnessGone(spec.Lifeline)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}()
+	}
 	var status syscall.WaitStatus
 	for {
 		got, err := syscall.Wait4(-1, &status, 0, nil)

@@ -15,6 +15,7 @@ import (
 
 // prctl options and capability numbers (linux/prctl.h, capability.h).
 const (
+	prSetPdeathsig        = 1
 	prSetDumpable         = 4
 	prCapbsetDrop         = 24
 	prSetChildSubreaper   = 36
