@@ -44,6 +44,8 @@ type env struct {
 	script       string
 	srv          *service.Server
 	ts           *httptest.Server
+	// wrap, when set, wraps the runner the next start gives the server.
+	wrap func(service.Runner) service.Runner
 }
 
 func newEnv(t *testing.T, script string) *env {
@@ -83,7 +85,11 @@ func (e *env) start(opts ...service.Option) {
 		service.Token{Name: "a", SHA256: service.HashToken(e.tokA), Roots: []string{e.rootA}},
 		service.Token{Name: "b", SHA256: service.HashToken(e.tokB), Roots: []string{e.rootB}}),
 		service.WithMaxBody(64 << 10)}, opts...)
-	srv, err := service.New(service.NewEngineRunner(e.store, e.factory()), e.store, []string{e.rootA, e.rootB}, opts...)
+	var runner service.Runner = service.NewEngineRunner(e.store, e.factory())
+	if e.wrap != nil {
+		runner = e.wrap(runner)
+	}
+	srv, err := service.New(runner, e.store, []string{e.rootA, e.rootB}, opts...)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -103,6 +103,12 @@ func (l *live) claim(slot func() (*ticket, error)) (Session, error) {
 // end gives the claim back (and its run slot) and tells subscribers the
 // state.
 func (l *live) end() {
+	l.release()
+	l.publishState()
+}
+
+// release gives the claim back (and its run slot).
+func (l *live) release() {
 	l.mu.Lock()
 	l.running, l.cancel, l.last = false, nil, time.Now()
 	t := l.ticket
@@ -113,7 +119,6 @@ func (l *live) end() {
 	if t != nil {
 		l.srv.slots.give(t)
 	}
-	l.publishState()
 }
 
 // start runs events in the background under a claim taken with begin,
@@ -137,35 +142,64 @@ func (l *live) start(rctx context.Context, events func(context.Context) iter.Seq
 	go func() {
 		defer l.srv.runs.Done()
 		defer cancel()
-		defer l.end()
-		if !l.await(ctx, t) {
-			return
+		done := l.run(ctx, t, events)
+		// The run's done event goes out once the session is free: a
+		// client that reviews or prompts as soon as it reads done (as the
+		// busy answer tells it to) is not refused as busy. The state
+		// event follows it.
+		l.release()
+		if done != nil {
+			l.hub.publish(done)
 		}
-		for ev := range events(ctx) {
-			switch ev := ev.(type) {
-			case *agent.ApprovalRequest:
-				l.ask(ev)
-				continue
-			case AskAnswered:
-				l.settle(ev.ID)
-				l.hub.publish(answeredObject(ev))
-				continue
-			}
-			if d, ok := ev.(agent.Done); ok {
-				l.mu.Lock()
-				l.lastRun = string(d.Status)
-				l.mu.Unlock()
-			}
-			if o := eventjson.Event(ev); o != nil {
-				l.hub.publish(o)
-			}
-		}
+		l.publishState()
 	}()
 	return nil
 }
 
+// run sends the events of a run to the subscribers once its slot is
+// granted, and returns its last done event (nil if none), held back until
+// the run has ended. An earlier done (a run may carry on after one) goes
+// out, in order, as soon as another event follows it.
+func (l *live) run(ctx context.Context, t *ticket, events func(context.Context) iter.Seq[agent.Event]) eventjson.Object {
+	if !l.await(ctx, t) {
+		l.setLastRun(agent.RunCancelled)
+		return eventjson.Object{}.Set("type", "done", "status", string(agent.RunCancelled))
+	}
+	var held eventjson.Object
+	for ev := range events(ctx) {
+		if held != nil {
+			l.hub.publish(held)
+			held = nil
+		}
+		switch ev := ev.(type) {
+		case *agent.ApprovalRequest:
+			l.ask(ev)
+			continue
+		case AskAnswered:
+			l.settle(ev.ID)
+			l.hub.publish(answeredObject(ev))
+			continue
+		case agent.Done:
+			l.setLastRun(ev.Status)
+			held = eventjson.Event(ev)
+			continue
+		}
+		if o := eventjson.Event(ev); o != nil {
+			l.hub.publish(o)
+		}
+	}
+	return held
+}
+
+// setLastRun records how the last run ended.
+func (l *live) setLastRun(s agent.RunStatus) {
+	l.mu.Lock()
+	l.lastRun = string(s)
+	l.mu.Unlock()
+}
+
 // await waits for t's slot, announcing the queue position first; false
-// means the run was cancelled while it waited (its done event is sent).
+// means the run was cancelled while it waited.
 func (l *live) await(ctx context.Context, t *ticket) bool {
 	if t == nil {
 		return true
@@ -180,10 +214,6 @@ func (l *live) await(ctx context.Context, t *ticket) bool {
 	case <-t.granted:
 		return true
 	case <-ctx.Done():
-		l.mu.Lock()
-		l.lastRun = string(agent.RunCancelled)
-		l.mu.Unlock()
-		l.hub.publish(eventjson.Object{}.Set("type", "done", "status", string(agent.RunCancelled)))
 		return false
 	}
 }
