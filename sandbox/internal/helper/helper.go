@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 // Arg0 is the helper's program name; a process started with it runs the
@@ -166,29 +167,45 @@ func tieToHarness(lifeline int) error {
 // harnessGone reports, without waiting, whether the lifeline's write end
 // is closed: the harness has exited.
 func harnessGone(lifeline int) bool {
-	if err := syscall.SetNonblock(lifeline, true); err != nil {
-		return false
-	}
-	var b [1]byte
-	for {
-		n, err := syscall.Read(lifeline, b[:])
-		if err == syscall.EINTR {
-			continue
-		}
-		return n == 0 && err == nil
-	}
+	gone, _ := pollHangup(lifeline, false)
+	return gone
 }
 
-// awaitHarnessGone blocks until the harness has exited: the lifeline
-// reads end of file (nothing is ever written to it).
-func awaitHarnessGone(lifeline int) {
-	var b [1]byte
+// awaitHarnessGone blocks until the harness has exited and reports true;
+// false if the lifeline cannot be watched (then nothing is done).
+func awaitHarnessGone(lifeline int) bool {
+	gone, err := pollHangup(lifeline, true)
+	return gone && err == nil
+}
+
+// pollHangup reports whether fd, a pipe's read end, has no writer left
+// (POLLHUP), waiting for that when wait. It polls rather than reads: the
+// lifeline's open file is shared by every helper of the harness, so its
+// blocking mode (a file status flag) must not be changed by one of them,
+// and nothing is ever read from it. No event is asked for: POLLHUP and
+// POLLERR are reported regardless.
+func pollHangup(fd int, wait bool) (bool, error) {
+	const pollHup = 0x10
+	pfd := struct {
+		fd              int32
+		events, revents int16
+	}{fd: int32(fd)}
+	var zero syscall.Timespec
+	timeout := uintptr(unsafe.Pointer(&zero))
+	if wait {
+		timeout = 0 // NULL: no time limit
+	}
 	for {
-		n, err := syscall.Read(lifeline, b[:])
-		if err == syscall.EINTR || n > 0 {
+		n, _, e := syscall.Syscall6(sysPpoll, uintptr(unsafe.Pointer(&pfd)), 1, timeout, 0, 0, 0)
+		switch {
+		case e == syscall.EINTR:
 			continue
+		case e != 0:
+			return false, e
+		case n == 0:
+			return false, nil // not yet (only without wait)
 		}
-		return
+		return pfd.revents&pollHup != 0, nil
 	}
 }
 

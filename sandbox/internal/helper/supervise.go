@@ -45,8 +45,9 @@ func supervise(spec Spec, path string, argv, env []string) int {
 		// When the harness dies the command dies, and with it (below)
 		// everything it left.
 		go func() {
-			awaitHarnessGone(spec.Lifeline)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			if awaitHarnessGone(spec.Lifeline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}()
 	}
 	var status syscall.WaitStatus

@@ -2,4 +2,7 @@
 
 package helper
 
-const sysSeccomp = 317
+const (
+	sysSeccomp = 317
+	sysPpoll   = 271
+)

@@ -2,4 +2,7 @@
 
 package helper
 
-const sysSeccomp = 277
+const (
+	sysSeccomp = 277
+	sysPpoll   = 73
+)
