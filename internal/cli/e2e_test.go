@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // These tests drive the real binary, as programs outside the repo do.
@@ -134,8 +136,11 @@ func (h *harness) run(stdin string, args ...string) result {
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err := runBounded(cmd, runLimit)
 	r := result{stdout: out.String(), stderr: errb.String()}
+	if errors.Is(err, errRunHung) {
+		h.t.Fatalf("harness9 %s: %v\nstdout:\n%s\nstderr (with its goroutines):\n%s", strings.Join(args, " "), err, r.stdout, r.stderr)
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		r.code = ee.ExitCode()
@@ -151,6 +156,36 @@ func (h *harness) run(stdin string, args ...string) result {
 		}
 	}
 	return r
+}
+
+// runLimit bounds one harness9 command of a test: the longest take
+// seconds, so one that runs for minutes hangs, and the test says where
+// (its goroutines) instead of waiting for the whole run's timeout.
+const runLimit = 5 * time.Minute
+
+var errRunHung = errors.New("still running; it was sent SIGQUIT and killed")
+
+// runBounded runs cmd; past limit it sends SIGQUIT (a Go program prints
+// its goroutines and exits), then kills it, and returns errRunHung.
+func runBounded(cmd *exec.Cmd, limit time.Duration) error {
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(limit):
+	}
+	_ = cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+	return fmt.Errorf("after %v: %w", limit, errRunHung)
 }
 
 func TestRunCompletedJSONL(t *testing.T) {
