@@ -452,6 +452,18 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 	keepAlive := time.NewTicker(15 * time.Second)
 	defer keepAlive.Stop()
 	for {
+		// Shutdown closes quit once the runs it cancelled have ended and
+		// published their last events (done cancelled, the state): seen
+		// closed before the events are read, quit means they are among
+		// them, so the stream sends them and ends. (Read the other way
+		// round, a done published between the read and the look at quit
+		// was lost.)
+		closing := false
+		select {
+		case <-s.quit:
+			closing = true
+		default:
+		}
 		entries, changed := h.after(cursor)
 		for _, e := range entries {
 			if _, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", h.id(e.seq), e.typ, e.data); err != nil {
@@ -462,12 +474,8 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 		if err := rc.Flush(); err != nil {
 			return nil
 		}
-		select {
-		case <-s.quit:
-			// Shutdown closes quit once the runs it cancelled have
-			// ended: their last events went out above.
+		if closing {
 			return nil
-		default:
 		}
 		select {
 		case <-changed:
