@@ -20,7 +20,10 @@ func TestMCPPromptAndResourceInTUIE2E(t *testing.T) {
 	r.text("/mcp__everything__args")
 	r.waitText("(MCP server everything)")
 	r.keys("Tab")
-	r.waitText("/mcp__everything__args-prompt ")
+	// The input line holds the completed command (the space Tab adds after
+	// it is not on the captured screen: tmux drops trailing blanks; a
+	// missing one would show in the prompt the model gets, below).
+	r.waitText("│ /mcp__everything__args-prompt")
 	r.send("Paris state=Texas")
 	r.waitText("Sunny in Texas.")
 	if !strings.Contains(readFile(t, in), `"method":"prompts/get"`) {
