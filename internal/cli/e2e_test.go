@@ -550,3 +550,18 @@ func TestResumeFromAnotherWorkdirIsRefused(t *testing.T) {
 		t.Fatalf("session after the refused resume: %v %+v", err, d)
 	}
 }
+
+// A command past its limit is stopped and reported as hung, not waited
+// for: the process is gone afterwards.
+func TestRunBoundedStopsAHungCommand(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := runBounded(cmd, 200*time.Millisecond); !errors.Is(err, errRunHung) {
+		t.Fatalf("err = %v, want errRunHung", err)
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.Success() {
+		t.Fatalf("the hung command was not stopped: %v", cmd.ProcessState)
+	}
+	if err := runBounded(exec.Command("true"), time.Minute); err != nil {
+		t.Fatalf("a command that ends in time: %v", err)
+	}
+}

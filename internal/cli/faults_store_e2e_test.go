@@ -12,6 +12,35 @@ import (
 	"github.com/harness9/harness9/internal/lib/pgtest"
 )
 
+// ridesOut approves three planned sessions, lets fault happen while they
+// execute, and checks that every run then completes within limit without
+// an error, every permission ask is answered once, and every session is
+// intact. It returns the sessions and their workdirs.
+func ridesOut(t *testing.T, h *harness, s *serveProc, token, root string, limit time.Duration, fault func()) (ids, dirs []string) {
+	t.Helper()
+	ids, dirs, logs := planned(t, s, token, root, 3)
+	for _, id := range ids {
+		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
+			t.Fatalf("approve: %d %v", code, body)
+		}
+	}
+	for _, l := range logs {
+		l.wait(t, "tool_call", "", 2, time.Minute) // executing
+	}
+	fault()
+	for i, l := range logs {
+		l.wait(t, "done", "completed", 1, limit)
+		if n := l.count("done", "error"); n > 0 {
+			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
+		}
+		l.answered(t)
+	}
+	for i, id := range ids {
+		checkIntact(t, h.stored(id), dirs[i], 3)
+	}
+	return ids, dirs
+}
+
 // pgOutage stops the PostgreSQL server for ten seconds and starts it
 // again on the same port (a restart, or a database host that vanished and
 // came back). Meanwhile serve's /readyz says the store is not ready; after,
@@ -59,26 +88,7 @@ func TestServeRidesOutAPostgresRestart(t *testing.T) {
 	token := serveSetup(t, h, root)
 	model := h.script(stepsScript(t, 3, "1"))
 	s := h.serve(model)
-	ids, dirs, logs := planned(t, s, token, root, 3)
-	for _, id := range ids {
-		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
-			t.Fatalf("approve: %d %v", code, body)
-		}
-	}
-	for _, l := range logs {
-		l.wait(t, "tool_call", "", 2, time.Minute) // executing
-	}
-	pgOutage(t, pg, s)
-	for i, l := range logs {
-		l.wait(t, "done", "completed", 1, 3*time.Minute)
-		if n := l.count("done", "error"); n > 0 {
-			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
-		}
-		l.answered(t)
-	}
-	for i, id := range ids {
-		checkIntact(t, h.stored(id), dirs[i], 3)
-	}
+	ids, dirs := ridesOut(t, h, s, token, root, 3*time.Minute, func() { pgOutage(t, pg, s) })
 	r := h.run("", "run", "--resume", ids[0], "-C", dirs[0], "-m", model, "hello")
 	if r.code != 1 || !strings.Contains(r.stderr, "busy") {
 		t.Errorf("run --resume of a session serve holds after the restart: exit %d, %s; want 1 and busy", r.code, r.stderr)
@@ -102,26 +112,7 @@ func TestServeTemporalRidesOutAPostgresRestart(t *testing.T) {
 	h.worker()
 	h.worker()
 	s := h.serve(model, "--engine", "temporal")
-	ids, dirs, logs := planned(t, s, token, root, 3)
-	for _, id := range ids {
-		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
-			t.Fatalf("approve: %d %v", code, body)
-		}
-	}
-	for _, l := range logs {
-		l.wait(t, "tool_call", "", 2, time.Minute)
-	}
-	pgOutage(t, pg, s)
-	for i, l := range logs {
-		l.wait(t, "done", "completed", 1, 3*time.Minute)
-		if n := l.count("done", "error"); n > 0 {
-			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
-		}
-		l.answered(t)
-	}
-	for i, id := range ids {
-		checkIntact(t, h.stored(id), dirs[i], 3)
-	}
+	ridesOut(t, h.harness, s, token, root, 3*time.Minute, func() { pgOutage(t, pg, s) })
 }
 
 // Temporal's server restarts (down for ten seconds, same database) while
@@ -136,26 +127,7 @@ func TestServeTemporalRidesOutATemporalRestart(t *testing.T) {
 	h.worker()
 	h.worker()
 	s := h.serve(model, "--engine", "temporal")
-	ids, dirs, logs := planned(t, s, token, root, 3)
-	for _, id := range ids {
-		if code, body := s.post(token, "/api/sessions/"+id+"/review", `{"choice": "approve_auto"}`); code != 200 {
-			t.Fatalf("approve: %d %v", code, body)
-		}
-	}
-	for _, l := range logs {
-		l.wait(t, "tool_call", "", 2, time.Minute)
-	}
-	h.server.Restart(t, 10*time.Second)
-	for i, l := range logs {
-		l.wait(t, "done", "completed", 1, 4*time.Minute)
-		if n := l.count("done", "error"); n > 0 {
-			t.Errorf("session %s: %d runs ended in error: %v", ids[i], n, l.types())
-		}
-		l.answered(t)
-	}
-	for i, id := range ids {
-		checkIntact(t, h.stored(id), dirs[i], 3)
-	}
+	ridesOut(t, h.harness, s, token, root, 4*time.Minute, func() { h.server.Restart(t, 10*time.Second) })
 }
 
 // Sessions serve holds share its store: sixteen sessions awaiting review

@@ -42,6 +42,34 @@ func contents(t *testing.T, s *Store, id string) []string {
 	return out
 }
 
+// heldSession creates a session in s and takes its lock until the test
+// ends.
+func heldSession(t *testing.T, s *Store) *session.Session {
+	t.Helper()
+	sess := &session.Session{Workdir: "/w"}
+	if err := s.Create(context.Background(), sess); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := s.LockSession(context.Background(), sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rel.Release() })
+	return sess
+}
+
+// restart stops the server and starts it again on its port after down.
+func restart(t *testing.T, c *pgtest.Cluster, down time.Duration) {
+	t.Helper()
+	if err := c.Down(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(down)
+	if err := c.Up(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A session's writer appends while the server is restarted (down for two
 // seconds): every append returns nil, the history holds each message once
 // and in order, and the lock is held again afterwards, so another process
@@ -50,15 +78,7 @@ func TestWritesRideOutARestart(t *testing.T) {
 	c, dsn := privateDB(t)
 	ctx := context.Background()
 	a := openTest(t, dsn, WithHostname("host-a"))
-	sess := &session.Session{Workdir: "/w"}
-	if err := a.Create(ctx, sess); err != nil {
-		t.Fatal(err)
-	}
-	rel, err := a.LockSession(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rel.Release()
+	sess := heldSession(t, a)
 
 	const n = 60
 	var want []string
@@ -86,13 +106,7 @@ func TestWritesRideOutARestart(t *testing.T) {
 		want = append(want, fmt.Sprintf("message %d", i))
 	}
 	<-half
-	if err := c.Down(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
-	if err := c.Up(); err != nil {
-		t.Fatal(err)
-	}
+	restart(t, c, 2*time.Second)
 	if err := <-appended; err != nil {
 		t.Fatalf("a write failed across the restart: %v", err)
 	}
@@ -103,7 +117,7 @@ func TestWritesRideOutARestart(t *testing.T) {
 		t.Fatalf("state %+v %v", st, err)
 	}
 	b := openTest(t, dsn, WithHostname("host-b"))
-	_, err = b.LockSession(ctx, sess.ID)
+	_, err := b.LockSession(ctx, sess.ID)
 	wantBusy(t, err, os.Getpid(), "host-a")
 }
 
@@ -114,21 +128,8 @@ func TestIdleLockIsTakenAgainAfterARestart(t *testing.T) {
 	ctx := context.Background()
 	a := openTest(t, dsn, WithHostname("host-a"))
 	a.keepEvery = 100 * time.Millisecond
-	sess := &session.Session{Workdir: "/w"}
-	if err := a.Create(ctx, sess); err != nil {
-		t.Fatal(err)
-	}
-	rel, err := a.LockSession(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rel.Release()
-	if err := c.Down(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Up(); err != nil {
-		t.Fatal(err)
-	}
+	sess := heldSession(t, a)
+	restart(t, c, 0)
 	// Wait until someone holds the lock again: only a can have taken it.
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -143,7 +144,7 @@ func TestIdleLockIsTakenAgainAfterARestart(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	b := openTest(t, dsn, WithHostname("host-b"))
-	_, err = b.LockSession(ctx, sess.ID)
+	_, err := b.LockSession(ctx, sess.ID)
 	wantBusy(t, err, os.Getpid(), "host-a")
 }
 
@@ -155,24 +156,11 @@ func TestLostLockRefusesWrites(t *testing.T) {
 	ctx := context.Background()
 	a := openTest(t, dsn, WithHostname("host-a"))
 	a.keepEvery = time.Hour // a does not notice the restart by itself
-	sess := &session.Session{Workdir: "/w"}
-	if err := a.Create(ctx, sess); err != nil {
-		t.Fatal(err)
-	}
-	rel, err := a.LockSession(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rel.Release()
+	sess := heldSession(t, a)
 	if err := a.AppendMessage(ctx, sess.ID, llm.Message{Role: llm.RoleUser, Content: "from a"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Down(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Up(); err != nil {
-		t.Fatal(err)
-	}
+	restart(t, c, 0)
 	b := openTest(t, dsn, WithHostname("host-b"))
 	relB, err := b.LockSession(ctx, sess.ID)
 	if err != nil {
