@@ -126,3 +126,79 @@ func (h *harness) storedMessages(t *testing.T) []llm.Message {
 	}
 	return d.Messages
 }
+
+// Whatever goes to the scrollback arrives whole and in order, and the live
+// area under it stays intact, even when a block is taller than the screen
+// or is printed while the live area fills the screen (a streamed answer
+// longer than the terminal). Bubble Tea's print above the program assumes
+// the block and the last drawn frame fit on the screen together; when they
+// did not, the frame's rows were overwritten or welded into the
+// scrollback and later frames drawn at the wrong place (the status bar
+// half blank, a pasted chip not shown: TestTUIPasteWithCarriageReturns
+// failed in CI so).
+func TestTUIScrollbackStaysWhole(t *testing.T) {
+	h := newHarness(t)
+	var answer []string
+	for i := 1; i <= 60; i++ {
+		answer = append(answer, fmt.Sprintf("answer line %d of a long one", i))
+	}
+	text, _ := json.Marshal(strings.Join(answer, "\n\n"))
+	model := h.script(fmt.Sprintf(`{"turns": [{"text": %s, "chunk_size": 60, "delay_ms": 5}, {"text": "short answer"}, {"text": "third answer"}]}`, text))
+	r := h.openTUI(100, 20, "-m", model)
+	r.send("write a lot")
+	r.waitFor("the long answer to end", func(s string) bool {
+		return strings.Contains(s, "answer line 60 of") && !strings.Contains(s, "running")
+	})
+	var pasted []string
+	for i := 1; i <= 40; i++ {
+		pasted = append(pasted, fmt.Sprintf("pasted line %d", i))
+	}
+	r.paste(strings.Join(pasted, "\n"))
+	r.waitText("[pasted #1: 40 lines]")
+	r.keys("Enter")
+	r.waitText("short answer")
+	r.send("and a third")
+	r.waitText("third answer")
+	all := r.all()
+	// Each row once, in order: the prompts, the answer, the pasted lines.
+	want := []string{"> write a lot"}
+	for _, l := range answer {
+		want = append(want, "  "+l)
+	}
+	want = append(want, "> pasted line 1")
+	for _, l := range pasted[1:] {
+		want = append(want, "  "+l)
+	}
+	want = append(want, "  short answer", "> and a third", "  third answer")
+	rows := strings.Split(all, "\n")
+	at := 0
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+		if at < len(want) && rows[i] == want[at] {
+			at++
+		}
+	}
+	if at < len(want) {
+		t.Fatalf("the terminal lost or reordered %q (and what follows it):\n%s", want[at], all)
+	}
+	for _, w := range want {
+		if n := strings.Count("\n"+strings.Join(rows, "\n")+"\n", "\n"+w+"\n"); n != 1 {
+			t.Errorf("%q is on the terminal %d times:\n%s", w, n, all)
+		}
+	}
+	// The live area is whole, at the bottom, and nowhere else.
+	var status []int
+	for i, l := range rows {
+		if strings.Contains(l, "ctx ") && strings.Contains(l, "│") {
+			status = append(status, i)
+		}
+	}
+	screen := strings.Split(strings.TrimRight(r.screen(), "\n "), "\n")
+	last := screen[len(screen)-1]
+	if len(status) != 1 || !strings.HasPrefix(last, " DEFAULT ") || !strings.Contains(last, "ctx ") {
+		t.Errorf("the status bar is not one whole line at the bottom (found on rows %v):\n%s", status, all)
+	}
+	if strings.Contains(all, "[pasted #1") {
+		t.Errorf("a frame of the editor was left on the terminal:\n%s", all)
+	}
+}

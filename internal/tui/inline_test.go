@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,11 +92,74 @@ func TestInlineLiveAreaFits(t *testing.T) {
 	h.typeText("go")
 	h.key("enter")
 	s := h.screen()
-	if n := lineCount(s); n > 20 {
+	if n := lineCount(s); n > 20-printReserve(20) {
 		t.Errorf("the frame has %d lines on a 20-line screen", n)
 	}
 	if !strings.Contains(s, "the newest line") {
 		t.Errorf("the newest rows are not shown:\n%s", s)
 	}
 	stopTurn(h)
+}
+
+// A print and the frame it meets always fit on the screen together
+// (scrollback.go): whatever the live area shows, a finished block taller
+// than the screen goes to the scrollback in parts, each no taller than
+// the rows the frame leaves free, and all of it, in order.
+func TestInlinePrintsFitBesideTheFrame(t *testing.T) {
+	const width, height = 60, 20
+	f := newFake()
+	f.block = true
+	var lines []string
+	for i := 1; i <= 70; i++ {
+		lines = append(lines, fmt.Sprintf("row %d of a long answer", i))
+	}
+	text := strings.Join(lines, "\n\n") // paragraphs: a row each and a blank between
+	f.streams["run"] = []agent.Event{agent.TextDelta{Text: text}}
+	h, printed := inlineHarness(t, f, width, height)
+	h.typeText("go")
+	h.key("enter")
+	frame := lineCount(h.screen())
+	if frame+printReserve(height) > height {
+		t.Fatalf("a %d-row frame leaves no room for a print on a %d-row screen", frame, height)
+	}
+	before := len(*printed)
+	h.send(streamMsg{gen: h.m.gen, ev: agent.Text{Text: text}})
+	stopTurn(h)
+	parts := (*printed)[before:]
+	if len(parts) < 140/printReserve(height) {
+		t.Fatalf("a 140-row block went out in %d prints", len(parts))
+	}
+	for _, p := range parts {
+		if n := lineCount(p); n > printReserve(height) {
+			t.Errorf("a print of %d rows beside a frame that may be %d rows tall on a %d-row screen", n, height-printReserve(height), height)
+		}
+	}
+	all := strings.Join(parts, "\n")
+	at := 0
+	for _, l := range lines {
+		i := strings.Index(all[at:], l)
+		if i < 0 {
+			t.Fatalf("%q was not printed after what came before it:\n%s", l, all)
+		}
+		at += i + len(l)
+	}
+}
+
+func TestRowsThatFit(t *testing.T) {
+	wide := strings.Repeat("x", 25) // three rows on a 10-column screen as Bubble Tea counts them
+	for _, c := range []struct {
+		lines []string
+		room  int
+		want  int
+	}{
+		{[]string{"a", "b", "c"}, 2, 2},
+		{[]string{"a", "b", "c"}, 5, 3},
+		{[]string{"a", wide, "c"}, 3, 1},
+		{[]string{"a", wide, "c"}, 4, 2},
+		{[]string{wide, "c"}, 2, 1}, // a line alone goes, even if it does not fit
+	} {
+		if got := rowsThatFit(c.lines, 10, c.room); got != c.want {
+			t.Errorf("rowsThatFit(%q, 10, %d) = %d, want %d", c.lines, c.room, got, c.want)
+		}
+	}
 }

@@ -78,6 +78,9 @@ type model struct {
 	print    func(string) tea.Cmd
 	printing bool
 	sized    bool
+	// unprinted are the rows of finished blocks waiting for their turn
+	// to be printed (a block taller than a print's room goes in parts).
+	unprinted []string
 
 	setup     *SetupInfo
 	quitArmed bool
@@ -318,7 +321,7 @@ func (m *model) transcriptHeight(bottom string) int {
 // queued messages and the command menu above it). A dialog gets the
 // screen minus the fixed rows and one transcript line, and scrolls inside.
 func (m *model) bottomPane() string {
-	room := m.height - 3
+	room := m.frameHeight() - 3
 	if m.opts.DemoBanner != "" {
 		room--
 	}

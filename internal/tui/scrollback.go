@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Inline rendering (the default). The program does not take the
@@ -30,24 +31,77 @@ func printAbove(text string) tea.Cmd {
 // inline reports whether finished blocks go to the terminal's scrollback.
 func (m *model) inline() bool { return !m.opts.Fullscreen }
 
-// flushScrollback prints the finished blocks not yet printed. It waits
-// while a print is in flight, while the pager has the screen, and until
-// the terminal's width is known.
+// Bubble Tea prints above the program by scrolling the terminal up by the
+// printed rows and drawing them over the place the last frame left: that
+// holds only while the printed rows and that frame fit on the screen
+// together. When they do not, the frame's rows are overwritten or pushed
+// into the scrollback, and Bubble Tea, which believes the frame is still
+// on the screen, draws later frames over what is not there (a status bar
+// half blank, a row of the editor left in the scrollback). The frame the
+// print meets is whichever Bubble Tea last drew, which the model cannot
+// know, so the live area never takes the whole screen: it leaves
+// printReserve rows, and a print is at most that many rows.
+
+// printReserve is how many of a screen's rows a print may take: a quarter,
+// at least one, at most eight.
+func printReserve(height int) int { return min(max(height/4, 1), 8) }
+
+// frameHeight is how tall the program's frame may be: the whole screen
+// in full-screen mode, the screen minus the print reserve inline.
+func (m *model) frameHeight() int {
+	if !m.inline() {
+		return m.height
+	}
+	return m.height - printReserve(m.height)
+}
+
+// flushScrollback prints the finished blocks not yet printed, at most a
+// print reserve of rows at a time. It waits while a print is in flight,
+// while the pager has the screen, and until the terminal's size is known.
 func (m *model) flushScrollback() tea.Cmd {
 	if !m.inline() || m.printing || m.pager != nil || !m.sized || m.quitting {
 		return nil
 	}
-	n := m.tr.finishedUpTo()
-	if n <= m.tr.printed {
-		return nil
+	if len(m.unprinted) == 0 {
+		// The blocks that finished since the last print leave the live
+		// area together; later ones stay in it until these are printed.
+		n := m.tr.finishedUpTo()
+		for i := m.tr.printed; i < n; i++ {
+			for _, l := range m.tr.linesOf(i) {
+				m.unprinted = append(m.unprinted, strings.Split(l, "\n")...)
+			}
+		}
+		m.tr.printed = n
+		if len(m.unprinted) == 0 {
+			return nil
+		}
 	}
-	var lines []string
-	for i := m.tr.printed; i < n; i++ {
-		lines = append(lines, m.tr.linesOf(i)...)
+	k := rowsThatFit(m.unprinted, m.width, printReserve(m.height))
+	text := strings.Join(m.unprinted[:k], "\n")
+	m.unprinted = m.unprinted[k:]
+	if len(m.unprinted) == 0 {
+		m.unprinted = nil
 	}
-	m.tr.printed = n
 	m.printing = true
-	return m.print(strings.Join(lines, "\n"))
+	return m.print(text)
+}
+
+// rowsThatFit is how many of lines, from the first, a print of at most
+// room rows takes (at least one line). A line wider than the screen
+// counts as Bubble Tea counts it when it scrolls for a print.
+func rowsThatFit(lines []string, width, room int) int {
+	rows := 0
+	for i, l := range lines {
+		r := 1
+		if w := ansi.StringWidth(l); width > 0 && w > width {
+			r += w / width
+		}
+		if rows+r > room && i > 0 {
+			return i
+		}
+		rows += r
+	}
+	return len(lines)
 }
 
 // finishedUpTo is the end of the run of finished blocks from the first
@@ -99,10 +153,17 @@ func (m *model) renderInline() string {
 	if m.tr.width != m.width {
 		m.tr.setSize(m.width, m.tr.height)
 	}
-	room := m.height - len(parts) - 2 - lineCount(bottom)
+	limit := m.frameHeight()
+	room := limit - len(parts) - 2 - lineCount(bottom)
 	if room > 0 {
 		parts = append(parts, m.tr.liveView(room)...)
 	}
 	parts = append(parts, m.hintLine(), bottom, m.statusBar().view(m.width))
-	return strings.Join(parts, "\n")
+	frame := strings.Join(parts, "\n")
+	if rows := strings.Split(frame, "\n"); len(rows) > limit {
+		// A screen too small for the editor or dialog: its lowest rows
+		// (the status bar last) are the ones kept.
+		frame = strings.Join(rows[len(rows)-max(limit, 1):], "\n")
+	}
+	return frame
 }
