@@ -120,6 +120,9 @@ func TestRestartThenApprove(t *testing.T) {
 			}
 		}
 	}
+	if s.stuck.Load() {
+		t.Fatalf("the event stream did not end at shutdown (waited %v)", streamWait)
+	}
 	l, err := session.AcquireLock(session.LockDir(e.home), id)
 	if err != nil {
 		t.Fatalf("the lock was not released at shutdown: %v", err)

@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -168,7 +168,15 @@ type stream struct {
 	resp *http.Response
 	sc   *bufio.Scanner
 	seen []sse
+	// stuck is set when a read waited longer than streamWait and the
+	// stream was closed to end it.
+	stuck atomic.Bool
 }
+
+// streamWait bounds one wait for the next event: a test waiting for an
+// event that never comes fails with what it saw instead of hanging until
+// go test's timeout.
+const streamWait = 2 * time.Minute
 
 func (e *env) subscribe(id, token, lastID string) *stream {
 	e.t.Helper()
@@ -192,6 +200,11 @@ func (e *env) subscribe(id, token, lastID string) *stream {
 
 // next reads one event; false when the stream ends.
 func (s *stream) next() (sse, bool) {
+	watchdog := time.AfterFunc(streamWait, func() {
+		s.stuck.Store(true)
+		s.resp.Body.Close()
+	})
+	defer watchdog.Stop()
 	var ev sse
 	for s.sc.Scan() {
 		line := s.sc.Text()
@@ -219,6 +232,9 @@ func (s *stream) until(typ string, want map[string]any) sse {
 	s.t.Helper()
 	for {
 		ev, ok := s.next()
+		if !ok && s.stuck.Load() {
+			s.t.Fatalf("no %s %v came within %v; seen %v", typ, want, streamWait, s.seen)
+		}
 		if !ok {
 			s.t.Fatalf("the stream ended before %s %v; seen %v", typ, want, s.seen)
 		}

@@ -36,8 +36,13 @@ func TestIdleSessionIsReleasedAndReopened(t *testing.T) {
 	e := newEnv(t, planScript)
 	e.stop()
 	e.start(service.WithIdleTimeout(50 * time.Millisecond))
-	id := e.create(e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan", "prompt": "write two files"})
+	// The stream connects before the run starts: a session whose run ended
+	// before a stream connected may be released (its ring dropped) by then.
+	id := e.create(e.tokA, map[string]any{"workdir": e.rootA, "mode": "plan"})
 	s := e.subscribe(id, e.tokA, "")
+	if r := e.do("POST", "/api/sessions/"+id+"/prompt", e.tokA, map[string]any{"prompt": "write two files"}); r.code != 202 {
+		t.Fatalf("prompt: %d %s", r.code, r.raw)
+	}
 	s.until("state", map[string]any{"status": "awaiting_approval", "running": false})
 
 	// A connected stream keeps the session open, however late it is.
