@@ -202,3 +202,38 @@ func TestTUIScrollbackStaysWhole(t *testing.T) {
 		t.Errorf("a frame of the editor was left on the terminal:\n%s", all)
 	}
 }
+
+// Quitting in the middle of a streamed answer keeps on the terminal what
+// the user read: the live area is cleared when the program ends, and the
+// rows it showed are written after it, each once.
+func TestTUIQuitKeepsTheLiveAreaOnTheTerminal(t *testing.T) {
+	h := newHarness(t)
+	var answer []string
+	for i := 1; i <= 40; i++ {
+		answer = append(answer, fmt.Sprintf("streamed line %d of many", i))
+	}
+	text, _ := json.Marshal(strings.Join(answer, "\n\n"))
+	model := h.script(fmt.Sprintf(`{"turns": [{"text": %s, "chunk_size": 20, "delay_ms": 80}]}`, text))
+	r := h.openTUI(100, 20, "-m", model)
+	r.send("write slowly")
+	seen := r.waitFor("the answer's eighth line", func(s string) bool { return strings.Contains(s, "streamed line 8 of") })
+	r.keys("C-c", "C-c")
+	if code := r.exited(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	all := r.all()
+	rows := strings.Split(all, "\n")
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	joined := "\n" + strings.Join(rows, "\n") + "\n"
+	want := []string{"> write slowly"}
+	for _, l := range answer[:8] {
+		want = append(want, "  "+l)
+	}
+	for _, w := range want {
+		if n := strings.Count(joined, "\n"+w+"\n"); n != 1 {
+			t.Errorf("%q is on the terminal %d times after quitting (the screen before showed it):\n%s\n--- before quitting:\n%s", w, n, all, seen)
+		}
+	}
+}

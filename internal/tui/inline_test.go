@@ -163,3 +163,70 @@ func TestRowsThatFit(t *testing.T) {
 		}
 	}
 }
+
+// Quitting loses nothing the terminal was not given yet: the rows of a
+// long block still going out in parts and the blocks left in the live
+// area (the prompt behind it, an answer cut off mid-stream) are what Run
+// writes after the program, each once and in order; a print in flight
+// ends the program only once it has reached the terminal (or after
+// printWait).
+func TestQuitLeavesNothingUnprinted(t *testing.T) {
+	const width, height = 60, 20
+	f := newFake()
+	f.block = true
+	var lines []string
+	for i := 1; i <= 30; i++ {
+		lines = append(lines, fmt.Sprintf("row %d of a long answer", i))
+	}
+	f.streams["run"] = []agent.Event{agent.TextDelta{Text: "row"}}
+	h, printed := inlineHarness(t, f, width, height)
+	// Prints stay in flight until the test says they reached the terminal.
+	h.m.print = func(s string) tea.Cmd {
+		*printed = append(*printed, normalise(s))
+		return nil
+	}
+	h.typeText("go")
+	h.key("enter")
+	h.send(printedMsg{})
+	h.send(streamMsg{gen: h.m.gen, ev: agent.Text{Text: strings.Join(lines, "\n\n")}})
+	stopTurn(h)
+	if len(h.m.unprinted) == 0 {
+		t.Fatal("the 30-row answer went out in one print: nothing is left to test")
+	}
+	h.send(printedMsg{}) // the second part goes out, and stays in flight
+	f.streams["run"] = []agent.Event{agent.TextDelta{Text: "half an ans"}}
+	h.typeText("more")
+	h.key("enter")
+	if s := h.screen(); !strings.Contains(s, "half an ans") {
+		t.Fatalf("the streamed answer is not in the live area:\n%s", s)
+	}
+	before := len(*printed)
+	quit := h.m.quit()
+	if h.m.View().Content != "" {
+		t.Errorf("the live area is not cleared when quitting:\n%s", h.m.View().Content)
+	}
+	// The print in flight reaches the terminal, then the program ends.
+	_, cmd := h.m.Update(printedMsg{})
+	if cmd == nil || cmd() != tea.QuitMsg(struct{}{}) {
+		t.Fatal("the program did not end once the print in flight reached the terminal")
+	}
+	if len(*printed) != before {
+		t.Errorf("printed while quitting: %q", (*printed)[before:])
+	}
+	if msg := quit(); msg != tea.QuitMsg(struct{}{}) {
+		t.Errorf("without the print's answer quitting ends the program with %T, want a QuitMsg", msg)
+	}
+	all := strings.Join(*printed, "\n") + "\n" + normalise(h.m.unsent())
+	want := append(append([]string{"> go"}, lines...), "> more", "half an ans")
+	at := 0
+	for _, w := range want {
+		i := strings.Index(all[at:], w+"\n")
+		if i < 0 {
+			t.Fatalf("%q is not on the terminal after what came before it:\n%s", w, all)
+		}
+		at += i + len(w)
+		if n := strings.Count(all, w+"\n"); n != 1 {
+			t.Errorf("%q is on the terminal %d times:\n%s", w, n, all)
+		}
+	}
+}

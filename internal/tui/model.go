@@ -223,6 +223,9 @@ func (m *model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case printedMsg:
 		m.printing = false
+		if m.quitting {
+			return m, tea.Quit
+		}
 		return m, nil
 	case noticeMsg:
 		if msg.ok {

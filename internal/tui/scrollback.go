@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"slices"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -84,6 +86,30 @@ func (m *model) flushScrollback() tea.Cmd {
 	}
 	m.printing = true
 	return m.print(text)
+}
+
+// printWait bounds how long quitting waits for a print in flight.
+const printWait = time.Second
+
+// unsent is the transcript's text the terminal was never given, once the
+// user quit: the rows of blocks waiting for their turn to be printed, and
+// the blocks still in the live area (an answer cut off mid-stream, calls
+// still running). Quitting clears the live area, so Run writes this after
+// the program ends, where it stays in the terminal with the rest.
+func (m *model) unsent() string {
+	if !m.inline() || !m.sized || !m.quitting {
+		return ""
+	}
+	rows := slices.Clone(m.unprinted)
+	for i := m.tr.printed; i < len(m.tr.blocks); i++ {
+		for _, l := range m.tr.linesOf(i) {
+			rows = append(rows, strings.Split(l, "\n")...)
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return strings.Join(rows, "\n") + "\n"
 }
 
 // rowsThatFit is how many of lines, from the first, a print of at most

@@ -266,6 +266,9 @@ func Run(ctx context.Context, opts Options) error {
 		if out == nil {
 			out = os.Stdout
 		}
+		// What the user saw in the live area, and the rows of a long
+		// block still going out in parts, stay in the terminal.
+		_, _ = io.WriteString(out, m.unsent())
 		goodbye(out, m)
 	}
 	switch {

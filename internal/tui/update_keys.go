@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -377,13 +378,20 @@ type attachedNote struct{ text string }
 func (attachedNote) Type() string { return "attached" }
 
 // quit leaves the program. A draft in the editor goes to the history
-// first, so quitting never loses what was typed.
+// first, so quitting never loses what was typed. A print in flight
+// reaches the terminal before the program ends (printedMsg quits then),
+// so what Run writes after the program is exactly what was never printed;
+// should its printedMsg never come, the program ends after printWait.
 func (m *model) quit() tea.Cmd {
 	m.quitting = true
-	if save := m.take(); save != nil {
-		return tea.Sequence(save, tea.Quit)
+	end := tea.Quit
+	if m.printing {
+		end = tea.Tick(printWait, func(time.Time) tea.Msg { return tea.QuitMsg{} })
 	}
-	return tea.Quit
+	if save := m.take(); save != nil {
+		return tea.Sequence(save, end)
+	}
+	return end
 }
 
 // draftLine is the editor's text in one dim line, shown under a dialog
