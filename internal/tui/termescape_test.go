@@ -83,3 +83,33 @@ func TestChoiceDialogShowsNamesAsWritten(t *testing.T) {
 		t.Errorf("the dialog carries %v:\n%q", bad, view)
 	}
 }
+
+// What quitting writes to the terminal after the program (the live area's
+// blocks) is cleaned as the live area was: a hostile answer cut off
+// mid-stream, a call still running carry no control sequence.
+func TestQuitWritesNoControlSequences(t *testing.T) {
+	evs := hostileEvents()
+	for _, c := range []struct {
+		name   string
+		stream []agent.Event
+		shown  string
+	}{
+		{"an answer cut off", []agent.Event{evs[1]}, "Sure."},
+		{"a call running", []agent.Event{evs[1], evs[3]}, "rm -rf ~/work"},
+	} {
+		f := newFake()
+		f.block = true
+		f.streams["run"] = c.stream
+		h, _ := inlineHarness(t, f, 120, 40)
+		h.typeText("go")
+		h.key("enter")
+		h.m.quit()
+		out := h.m.unsent()
+		if bad := rawControls(out); bad != nil {
+			t.Errorf("%s: quitting writes %v to the terminal:\n%q", c.name, bad, out)
+		}
+		if s := normalise(out); !strings.Contains(s, c.shown) {
+			t.Errorf("%s: %q is not written after quitting:\n%s", c.name, c.shown, s)
+		}
+	}
+}
