@@ -138,11 +138,7 @@ func (h *harness) storedMessages(t *testing.T) []llm.Message {
 // failed in CI so).
 func TestTUIScrollbackStaysWhole(t *testing.T) {
 	h := newHarness(t)
-	var answer []string
-	for i := 1; i <= 60; i++ {
-		answer = append(answer, fmt.Sprintf("answer line %d of a long one", i))
-	}
-	text, _ := json.Marshal(strings.Join(answer, "\n\n"))
+	answer, text := paragraphs("answer line %d of a long one", 60)
 	model := h.script(fmt.Sprintf(`{"turns": [{"text": %s, "chunk_size": 60, "delay_ms": 5}, {"text": "short answer"}, {"text": "third answer"}]}`, text))
 	r := h.openTUI(100, 20, "-m", model)
 	r.send("write a lot")
@@ -170,10 +166,9 @@ func TestTUIScrollbackStaysWhole(t *testing.T) {
 		want = append(want, "  "+l)
 	}
 	want = append(want, "  short answer", "> and a third", "  third answer")
-	rows := strings.Split(all, "\n")
+	rows := trimmedRows(all)
 	at := 0
 	for i := range rows {
-		rows[i] = strings.TrimRight(rows[i], " ")
 		if at < len(want) && rows[i] == want[at] {
 			at++
 		}
@@ -208,11 +203,7 @@ func TestTUIScrollbackStaysWhole(t *testing.T) {
 // rows it showed are written after it, each once.
 func TestTUIQuitKeepsTheLiveAreaOnTheTerminal(t *testing.T) {
 	h := newHarness(t)
-	var answer []string
-	for i := 1; i <= 40; i++ {
-		answer = append(answer, fmt.Sprintf("streamed line %d of many", i))
-	}
-	text, _ := json.Marshal(strings.Join(answer, "\n\n"))
+	answer, text := paragraphs("streamed line %d of many", 40)
 	model := h.script(fmt.Sprintf(`{"turns": [{"text": %s, "chunk_size": 20, "delay_ms": 80}]}`, text))
 	r := h.openTUI(100, 20, "-m", model)
 	r.send("write slowly")
@@ -222,11 +213,7 @@ func TestTUIQuitKeepsTheLiveAreaOnTheTerminal(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 	all := r.all()
-	rows := strings.Split(all, "\n")
-	for i := range rows {
-		rows[i] = strings.TrimRight(rows[i], " ")
-	}
-	joined := "\n" + strings.Join(rows, "\n") + "\n"
+	joined := "\n" + strings.Join(trimmedRows(all), "\n") + "\n"
 	want := []string{"> write slowly"}
 	for _, l := range answer[:8] {
 		want = append(want, "  "+l)
@@ -236,4 +223,24 @@ func TestTUIQuitKeepsTheLiveAreaOnTheTerminal(t *testing.T) {
 			t.Errorf("%q is on the terminal %d times after quitting (the screen before showed it):\n%s\n--- before quitting:\n%s", w, n, all, seen)
 		}
 	}
+}
+
+// paragraphs are n numbered lines (format has one %d), and the answer
+// that holds them as paragraphs, as a JSON string for a script's turn.
+func paragraphs(format string, n int) ([]string, []byte) {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf(format, i+1)
+	}
+	text, _ := json.Marshal(strings.Join(lines, "\n\n"))
+	return lines, text
+}
+
+// trimmedRows are the rows of a terminal capture without trailing blanks.
+func trimmedRows(capture string) []string {
+	rows := strings.Split(capture, "\n")
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	return rows
 }
