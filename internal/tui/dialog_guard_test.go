@@ -181,3 +181,32 @@ func TestGuardTrustQuestion(t *testing.T) {
 		t.Fatalf("after the guard: choice %v", m.choice)
 	}
 }
+
+// Once the user quit, while a print in flight reaches the terminal, keys
+// act on nothing: the review open is not approved, Enter sends no prompt;
+// text typed or pasted then stays in the editor (Run saves it).
+func TestNothingActsWhileQuitting(t *testing.T) {
+	f := newFake()
+	f.streams["run"] = planEvents()
+	h := newHarness(t, testOptions(f), 90, 30)
+	h.key("shift+tab")
+	h.typeText("plan it")
+	h.key("enter")
+	if h.m.reviewOpen() == nil {
+		t.Fatal("no review dialog")
+	}
+	calls := len(f.Calls())
+	h.m.printing = true
+	h.m.quit()
+	h.key("1")
+	h.key("enter")
+	h.typeText("late")
+	h.send(tea.PasteMsg{Content: " words"})
+	h.key("enter")
+	if got := f.Calls()[calls:]; len(got) != 0 {
+		t.Errorf("keys acted after quitting: %v", got)
+	}
+	if got := h.m.in.value(); got != "1late words" {
+		t.Errorf("the editor holds %q, want what was typed and pasted after quitting", got)
+	}
+}

@@ -19,6 +19,16 @@ import (
 // handleKey routes a key press: global keys first, then the open dialog,
 // then the input.
 func (m *model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.quitting {
+		// The program is ending (a print in flight reaches the terminal
+		// first): nothing is acted on any more, no dialog answered, no
+		// prompt sent. Text typed now goes to the editor, which Run saves
+		// to the history.
+		if k.Text != "" && m.setup == nil && !m.in.searching() {
+			_ = m.in.update(k)
+		}
+		return nil
+	}
 	key := k.String()
 	if key != "ctrl+c" {
 		m.quitArmed = false
@@ -324,6 +334,13 @@ func (m *model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	// Terminals send a paste's line breaks as CR (tmux, most bracketed
 	// pastes), CRLF or LF: all of them are line breaks.
 	msg.Content = normalizeNewlines(msg.Content)
+	if m.quitting {
+		// As for keys (handleKey): kept in the editor, acted on by nothing.
+		if m.setup == nil && !m.in.searching() {
+			_ = m.in.paste(msg)
+		}
+		return nil
+	}
 	if f := m.topDialog(); f != nil {
 		return m.dialogPaste(f, msg)
 	}
