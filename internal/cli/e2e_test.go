@@ -171,21 +171,28 @@ func runBounded(cmd *exec.Cmd, limit time.Duration) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	var err error
+	done := make(chan struct{})
+	go func() { err = cmd.Wait(); close(done) }()
 	select {
-	case err := <-done:
+	case <-done:
 		return err
 	case <-time.After(limit):
 	}
-	_ = cmd.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
+	stopProcess(cmd.Process, syscall.SIGQUIT, done)
 	return fmt.Errorf("after %v: %w", limit, errRunHung)
+}
+
+// stopProcess sends p sig and waits for exited to close, killing p if it
+// is still there after 10 seconds.
+func stopProcess(p *os.Process, sig os.Signal, exited <-chan struct{}) {
+	_ = p.Signal(sig)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		_ = p.Kill()
+		<-exited
+	}
 }
 
 func TestRunCompletedJSONL(t *testing.T) {

@@ -47,13 +47,7 @@ func (h *durableHarness) worker() *exec.Cmd {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	h.t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
+		stopProcess(cmd.Process, syscall.SIGTERM, done)
 		if h.t.Failed() {
 			h.t.Logf("worker %d log:\n%s", cmd.Process.Pid, logb.String())
 		}

@@ -186,15 +186,7 @@ func TestGuardTrustQuestion(t *testing.T) {
 // act on nothing: the review open is not approved, Enter sends no prompt;
 // text typed or pasted then stays in the editor (Run saves it).
 func TestNothingActsWhileQuitting(t *testing.T) {
-	f := newFake()
-	f.streams["run"] = planEvents()
-	h := newHarness(t, testOptions(f), 90, 30)
-	h.key("shift+tab")
-	h.typeText("plan it")
-	h.key("enter")
-	if h.m.reviewOpen() == nil {
-		t.Fatal("no review dialog")
-	}
+	h, f := planned(t)
 	calls := len(f.Calls())
 	h.m.printing = true
 	h.m.quit()

@@ -109,10 +109,7 @@ func TestInlinePrintsFitBesideTheFrame(t *testing.T) {
 	const width, height = 60, 20
 	f := newFake()
 	f.block = true
-	var lines []string
-	for i := 1; i <= 70; i++ {
-		lines = append(lines, fmt.Sprintf("row %d of a long answer", i))
-	}
+	lines := longAnswer(70)
 	text := strings.Join(lines, "\n\n") // paragraphs: a row each and a blank between
 	f.streams["run"] = []agent.Event{agent.TextDelta{Text: text}}
 	h, printed := inlineHarness(t, f, width, height)
@@ -174,10 +171,7 @@ func TestQuitLeavesNothingUnprinted(t *testing.T) {
 	const width, height = 60, 20
 	f := newFake()
 	f.block = true
-	var lines []string
-	for i := 1; i <= 30; i++ {
-		lines = append(lines, fmt.Sprintf("row %d of a long answer", i))
-	}
+	lines := longAnswer(30)
 	f.streams["run"] = []agent.Event{agent.TextDelta{Text: "row"}}
 	h, printed := inlineHarness(t, f, width, height)
 	// Prints stay in flight until the test says they reached the terminal.
@@ -229,4 +223,13 @@ func TestQuitLeavesNothingUnprinted(t *testing.T) {
 			t.Errorf("%q is on the terminal %d times:\n%s", w, n, all)
 		}
 	}
+}
+
+// longAnswer is n numbered rows of an answer, to be sent as paragraphs.
+func longAnswer(n int) []string {
+	lines := make([]string, n)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("row %d of a long answer", i+1)
+	}
+	return lines
 }
