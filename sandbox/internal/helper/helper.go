@@ -24,7 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Arg0 is the helper's program name; a process started with it runs the
@@ -185,27 +186,22 @@ func awaitHarnessGone(lifeline int) bool {
 // and nothing is ever read from it. No event is asked for: POLLHUP and
 // POLLERR are reported regardless.
 func pollHangup(fd int, wait bool) (bool, error) {
-	const pollHup = 0x10
-	pfd := struct {
-		fd              int32
-		events, revents int16
-	}{fd: int32(fd)}
-	var zero syscall.Timespec
-	timeout := uintptr(unsafe.Pointer(&zero))
-	if wait {
-		timeout = 0 // NULL: no time limit
+	fds := []unix.PollFd{{Fd: int32(fd)}}
+	var timeout *unix.Timespec // nil: no time limit
+	if !wait {
+		timeout = &unix.Timespec{}
 	}
 	for {
-		n, _, e := syscall.Syscall6(sysPpoll, uintptr(unsafe.Pointer(&pfd)), 1, timeout, 0, 0, 0)
+		n, err := unix.Ppoll(fds, timeout, nil)
 		switch {
-		case e == syscall.EINTR:
+		case err == unix.EINTR:
 			continue
-		case e != 0:
-			return false, e
+		case err != nil:
+			return false, err
 		case n == 0:
 			return false, nil // not yet (only without wait)
 		}
-		return pfd.revents&pollHup != 0, nil
+		return fds[0].Revents&unix.POLLHUP != 0, nil
 	}
 }
 

@@ -2,7 +2,4 @@
 
 package helper
 
-const (
-	sysSeccomp = 317
-	sysPpoll   = 271
-)
+const sysSeccomp = 317

@@ -2,7 +2,4 @@
 
 package helper
 
-const (
-	sysSeccomp = 277
-	sysPpoll   = 73
-)
+const sysSeccomp = 277

@@ -5,7 +5,3 @@ package helper
 // No seccomp filter is built on this architecture (the harness passes
 // none), so the number is never used.
 const sysSeccomp = ^uintptr(0)
-
-// ppoll is not called by number here: package syscall's Select stands in
-// (pollHangup).
-const sysPpoll = ^uintptr(0)
