@@ -65,7 +65,10 @@ func (l *turnLoop) callModel(ctx context.Context, req llm.Request) (llm.Response
 		if !l.s.emit(ModelRetry{Attempt: n + 2, Wait: wait, Err: err}) {
 			return resp, context.Canceled
 		}
-		l.e.log.WarnContext(ctx, "agent: the model's stream broke off; asking again", "attempt", n+2, "wait", wait, "err", err)
+		// Info, not a warning: the ModelRetry event already tells every
+		// front end, and a warning would say it a second time (the TUI
+		// shows the log's warnings as notes).
+		l.e.log.InfoContext(ctx, "agent: the model's stream broke off; asking again", "attempt", n+2, "wait", wait, "err", err)
 		if serr := p.Sleep(ctx, wait); serr != nil {
 			return resp, errors.Join(err, serr)
 		}

@@ -20,6 +20,13 @@ import (
 // Blocks go to the scrollback in order: a finished block waits behind an
 // unfinished one above it (parallel tool calls). One print is in flight
 // at a time, so prints reach the terminal in the order they were made.
+//
+// Bubble Tea writes a print to the terminal as soon as it is made and the
+// frame without the printed block at its next frame (1/60 s at most on an
+// idle machine), above the frame last drawn: for that moment the block
+// shows twice. The frame that follows erases the second one; nothing is
+// left twice in the scrollback (the e2e tests look once the terminal has
+// settled).
 
 // printedMsg says the last print has reached the terminal.
 type printedMsg struct{}
