@@ -48,8 +48,11 @@ func TestTUIScrollbackHoldsTheConversation(t *testing.T) {
 	model := h.script(`{"turns": [{"text": "` + strings.Join(rows, `\n\n`) + `"}]}`)
 	r := h.openTUI(100, 30, "-m", model)
 	r.send("first prompt here")
-	r.waitText("answer row 60")
-	all := r.all()
+	// The answer is printed in parts once it ended: look when the last
+	// part is there and the run is over.
+	all := r.poll("the whole answer printed", r.all, func(all string) bool {
+		return strings.Contains(all, "answer row 60") && strings.Contains(all, "answer row 01") && !strings.Contains(r.screen(), "running")
+	})
 	for _, want := range []string{"first prompt here", "answer row 01", "answer row 30", "answer row 60"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the terminal's scrollback lacks %q:\n%s", want, all)
