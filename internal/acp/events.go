@@ -31,6 +31,17 @@ func (t *turn) event(ev agent.Event) {
 			t.message(ev.Text)
 		}
 		t.streamed = false
+	case agent.ModelRetry:
+		// The protocol cannot take back text sent: a partial answer stays
+		// in the editor, so it is marked void before the new one follows
+		// (the session keeps only the new one).
+		note := fmt.Sprintf("The model's answer was cut off (%v); asking again (attempt %d).", ev.Err, ev.Attempt)
+		if t.streamed {
+			t.message("\n\n*(" + note + " The text above is void.)*\n\n")
+		} else {
+			t.thought(note)
+		}
+		t.streamed = false
 	case agent.ToolCall:
 		t.toolCall(ev.ID, ev.Name, ev.Input)
 	case *agent.ApprovalRequest:

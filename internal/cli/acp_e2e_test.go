@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/harness9/harness9/llm"
 )
 
 // A session in Plan mode: the model's write is refused while planning, its
@@ -379,5 +382,40 @@ command = "if grep -q forbidden; then echo 'prompts may not say forbidden' >&2; 
 	}
 	if got := stopReason(t, log, 3); got != "refusal" || !strings.Contains(log.text(3, "agent_message_chunk"), "prompts may not say forbidden") {
 		t.Fatalf("a refused prompt stopped %q saying %q", got, log.text(3, "agent_message_chunk"))
+	}
+}
+
+// A stream cut mid-answer is asked again; the editor cannot take back the
+// partial text it was sent, so before the new answer it is told that text
+// is void, and the session keeps only the new answer.
+func TestACPCutStreamMarksThePartialAnswerVoid(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := cutStreamServer(t, &calls)
+	h := newHarness(t)
+	h.env = append(h.env, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+srv.URL+"/v1")
+	log := h.acp(acpRun{
+		args:  []string{"-m", "openai/gpt-test"},
+		steps: opening(h.workdir, []map[string]any{{"op": "prompt", "session": "s", "text": "hi"}}),
+	})
+	if got := stopReason(t, log, 2); got != "end_turn" {
+		t.Fatalf("the turn stopped %q", got)
+	}
+	text := log.text(2, "agent_message_chunk")
+	partial, void, whole := strings.Index(text, "PARTIAL-WORDS"), strings.Index(text, "The text above is void"), strings.Index(text, "The COMPLETE answer.")
+	if partial < 0 || void < partial || whole < void || strings.Count(text, "The COMPLETE answer.") != 1 {
+		t.Errorf("the editor was sent %q; want the partial answer, then that it is void, then the answer once", text)
+	}
+	if calls.Load() != 2 {
+		t.Errorf("%d model calls, want 2", calls.Load())
+	}
+	var stored []string
+	for _, m := range h.storedMessages(t) {
+		if m.Role == llm.RoleAssistant {
+			stored = append(stored, m.Content)
+		}
+	}
+	if len(stored) != 1 || stored[0] != "The COMPLETE answer." {
+		t.Errorf("the session keeps the answers %q", stored)
 	}
 }
