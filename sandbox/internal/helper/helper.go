@@ -12,7 +12,8 @@
 // It runs from this package's init function: a program that imports the
 // sandbox cannot forget to install it, test binaries run it too, and it
 // starts before most of the program's packages are initialised (this
-// package imports only early parts of the standard library, so the
+// package imports only early parts of the standard library and
+// golang.org/x/sys/unix, whose own imports are such parts too, so the
 // runtime reaches it sooner: about 5 ms into harness9's start instead of
 // 9).
 package helper

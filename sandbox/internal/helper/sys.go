@@ -7,11 +7,11 @@ import (
 	"unsafe"
 )
 
-// The system calls the helper needs that package syscall does not wrap,
-// made directly: this package imports nothing outside the standard
-// library's earliest packages, so that the Go runtime reaches its init
-// function (and the helper) after as few package initialisations of the
-// program as possible.
+// The system calls the helper needs that neither package syscall nor
+// golang.org/x/sys/unix wraps as it needs them, made directly: no package
+// beyond those two and the standard library's earliest is imported, so
+// that the Go runtime reaches its init function (and the helper) after as
+// few package initialisations of the program as possible.
 
 // prctl options and capability numbers (linux/prctl.h, capability.h).
 const (
