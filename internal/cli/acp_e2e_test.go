@@ -387,11 +387,37 @@ command = "if grep -q forbidden; then echo 'prompts may not say forbidden' >&2; 
 
 // A stream cut mid-answer is asked again; the editor cannot take back the
 // partial text it was sent, so before the new answer it is told that text
-// is void, and the session keeps only the new answer.
+// is void, and the session keeps only the new answer. A stream cut before
+// any text (while the model reasoned) leaves the message alone: the cut is
+// a thought. (A stream cut before any chunk reached the engine is retried
+// by the provider, unseen.)
 func TestACPCutStreamMarksThePartialAnswerVoid(t *testing.T) {
 	t.Parallel()
+	t.Run("text", func(t *testing.T) {
+		t.Parallel()
+		text, thought := acpCutStream(t, partialText)
+		partial, void, whole := strings.Index(text, "PARTIAL-WORDS"), strings.Index(text, "The text above is void"), strings.Index(text, "The COMPLETE answer.")
+		if partial < 0 || void < partial || whole < void || strings.Count(text, "The COMPLETE answer.") != 1 || strings.Contains(thought, "cut off") {
+			t.Errorf("the editor was sent %q (thought %q); want the partial answer, then that it is void, then the answer once", text, thought)
+		}
+	})
+	t.Run("reasoning", func(t *testing.T) {
+		t.Parallel()
+		text, thought := acpCutStream(t, `{"role":"assistant","reasoning_content":"Let me think"}`)
+		if text != "The COMPLETE answer." || !strings.Contains(thought, "answer was cut off") {
+			t.Errorf("the editor was sent %q and the thought %q; want the answer alone, the cut as a thought", text, thought)
+		}
+	})
+}
+
+// acpCutStream runs one ACP prompt against a model whose first stream
+// sends partial and breaks off, checks that it was asked again and that
+// the session keeps only the whole answer, and returns the message and
+// thought text the editor was sent.
+func acpCutStream(t *testing.T, partial string) (text, thought string) {
+	t.Helper()
 	var calls atomic.Int32
-	srv := cutStreamServer(t, &calls)
+	srv := cutStreamServer(t, &calls, partial)
 	h := newHarness(t)
 	h.env = append(h.env, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+srv.URL+"/v1")
 	log := h.acp(acpRun{
@@ -400,11 +426,6 @@ func TestACPCutStreamMarksThePartialAnswerVoid(t *testing.T) {
 	})
 	if got := stopReason(t, log, 2); got != "end_turn" {
 		t.Fatalf("the turn stopped %q", got)
-	}
-	text := log.text(2, "agent_message_chunk")
-	partial, void, whole := strings.Index(text, "PARTIAL-WORDS"), strings.Index(text, "The text above is void"), strings.Index(text, "The COMPLETE answer.")
-	if partial < 0 || void < partial || whole < void || strings.Count(text, "The COMPLETE answer.") != 1 {
-		t.Errorf("the editor was sent %q; want the partial answer, then that it is void, then the answer once", text)
 	}
 	if calls.Load() != 2 {
 		t.Errorf("%d model calls, want 2", calls.Load())
@@ -418,4 +439,5 @@ func TestACPCutStreamMarksThePartialAnswerVoid(t *testing.T) {
 	if len(stored) != 1 || stored[0] != "The COMPLETE answer." {
 		t.Errorf("the session keeps the answers %q", stored)
 	}
+	return log.text(2, "agent_message_chunk"), log.text(2, "agent_thought_chunk")
 }

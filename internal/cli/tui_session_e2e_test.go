@@ -61,14 +61,17 @@ func openAIChunk(w http.ResponseWriter, delta, finish string) {
 	fmt.Fprintf(w, "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":%s,\"finish_reason\":%s}]}\n\n", delta, fin)
 }
 
-// cutStreamServer answers the first model call with part of an answer and
-// then drops the connection; later calls get the whole answer.
-func cutStreamServer(t *testing.T, calls *atomic.Int32) *httptest.Server {
+// partialText is the start of an answer, as a stream chunk's delta.
+const partialText = `{"role":"assistant","content":"PARTIAL-WORDS of an answer"}`
+
+// cutStreamServer answers the first model call with the delta partial
+// and then drops the connection; later calls get the whole answer.
+func cutStreamServer(t *testing.T, calls *atomic.Int32, partial string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := calls.Add(1)
 		w.Header().Set("Content-Type", "text/event-stream")
 		if n == 1 {
-			openAIChunk(w, `{"role":"assistant","content":"PARTIAL-WORDS of an answer"}`, "")
+			openAIChunk(w, partial, "")
 			w.(http.Flusher).Flush()
 			panic(http.ErrAbortHandler) // the connection drops mid-answer
 		}
@@ -84,7 +87,7 @@ func cutStreamServer(t *testing.T, calls *atomic.Int32) *httptest.Server {
 // away, the answer shows once) and headless (item 10).
 func TestTUICutStreamIsRetried(t *testing.T) {
 	var calls atomic.Int32
-	srv := cutStreamServer(t, &calls)
+	srv := cutStreamServer(t, &calls, partialText)
 	h := newHarness(t)
 	h.env = append(h.env, "OPENAI_API_KEY=k", "OPENAI_BASE_URL="+srv.URL+"/v1")
 	r := h.openTUI(100, 30, "-m", "openai/gpt-test")
